@@ -1,0 +1,87 @@
+"""``lcm config get|set|unset|list``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..config import SETTINGS
+from ..config.files import set_key
+from ..config.resolve import check_value
+from ..errors import ConfigError
+from ..extensions import CommandSpec
+from .output import print_json, print_table
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    get = sub.add_parser("get", help="print one key's effective value")
+    get.add_argument("key")
+    get.add_argument("--effective", action="store_true", help="the resolved value (default)")
+    get.add_argument("--show-source", action="store_true", help="also print where the value came from")
+    get.add_argument("--json", action="store_true")
+    st = sub.add_parser("set", help="write a key to the global or project file")
+    st.add_argument("key")
+    st.add_argument("value", help="the value; lists take newline-separated items or repeat `config set`")
+    scope = st.add_mutually_exclusive_group()
+    scope.add_argument("--global", dest="scope", action="store_const", const="global",
+                       help="write $LCM_HOME/config.toml (default)")
+    scope.add_argument("--project", dest="scope", action="store_const", const="project",
+                       help="write .lcm/config.toml in the project root")
+    un = sub.add_parser("unset", help="remove a key from the global or project file")
+    un.add_argument("key")
+    un.add_argument("--project", dest="scope", action="store_const", const="project", default="global")
+    ls = sub.add_parser("list", help="every key with its effective value and source")
+    ls.add_argument("--json", action="store_true")
+
+
+def _require_key(key: str) -> None:
+    if key not in SETTINGS:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(SETTINGS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else "; `lcm config list` shows every key"
+        raise ConfigError(f"unknown configuration key {key!r}{hint}")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    config = app.config
+    if args.action == "get":
+        _require_key(args.key)
+        shown = config.display(args.key)
+        if args.json:
+            print_json({"key": args.key, "value": shown, "source": config.source(args.key)})
+        elif args.show_source:
+            print(f"{shown}\t({config.source(args.key)})")
+        else:
+            print(shown)
+    elif args.action == "set":
+        _require_key(args.key)
+        value = check_value(args.key, args.value, "command line")
+        path = config.project_file if args.scope == "project" else config.global_file
+        set_key(path, args.key, value)
+        print(f"{args.key} = {config.display(args.key) if SETTINGS[args.key].secret else value!r} -> {path}")
+    elif args.action == "unset":
+        _require_key(args.key)
+        path = config.project_file if args.scope == "project" else config.global_file
+        set_key(path, args.key, None)
+        print(f"removed {args.key} from {path}")
+    else:
+        rows = [(key, config.display(key), config.source(key)) for key in sorted(SETTINGS)]
+        if args.json:
+            print_json([{"key": k, "value": v, "source": s} for k, v, s in rows])
+        else:
+            print_table(rows, ["key", "value", "source"])
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="config",
+    help="read and write configuration",
+    description=(
+        "Configuration precedence: built-in defaults < $LCM_HOME/config.toml < <project>/.lcm/config.toml\n"
+        "< LCM_* environment variables < --set KEY=VALUE flags. Secret values are masked."
+    ),
+    configure=configure,
+    run=run,
+)

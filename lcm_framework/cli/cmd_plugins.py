@@ -1,0 +1,85 @@
+"""``lcm plugins``: what is installed and what each plugin registered."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json, print_table
+
+KINDS = {
+    "formats": "format",
+    "rule_packs": "rule_pack",
+    "summarizers": "summarizer",
+    "prompt_sources": "prompt_source",
+    "storage_backends": "storage_backend",
+    "capabilities": "capability",
+    "commands": "command",
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--all", action="store_true", help="include built-in plugins and load failures")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    plugins = app.plugins
+    # Trigger every registry so provenance is known.
+    plugins.formats()
+    plugins.rule_packs(app.config)
+    plugins.summarizers()
+    plugins.prompt_sources()
+    plugins.storage_backends()
+    plugins.capabilities()
+    plugins.commands()
+    rows = []
+    for name, info in sorted(plugins.infos.items()):
+        builtin = info.distribution == "lcm-framework"
+        if builtin and not args.all:
+            continue
+        registered: dict[str, list[str]] = {}
+        for label, kind in KINDS.items():
+            names = sorted(n for n, owner in plugins.provenance(kind).items() if owner == name)
+            if names:
+                registered[label] = names
+        rows.append(
+            {
+                "name": name,
+                "distribution": info.distribution,
+                "version": info.version,
+                "builtin": builtin,
+                "hooks": list(info.hooks),
+                "registered": registered,
+            }
+        )
+    failures = [{"name": f.name, "distribution": f.distribution, "error": f.error} for f in plugins.failures]
+    if args.json:
+        print_json({"plugins": rows, "failures": failures} if args.all else rows)
+        return 0
+    if not rows:
+        print("No third-party plugins installed. `lcm plugins --all` lists the built-in ones too.")
+    else:
+        table = [
+            (
+                r["name"],
+                r["distribution"],
+                r["version"],
+                "; ".join(f"{k}: {', '.join(v)}" for k, v in r["registered"].items()),
+            )
+            for r in rows
+        ]
+        print_table(table, ["plugin", "distribution", "version", "registered"])
+    for f in failures:
+        print(f"failed: {f['name']} ({f['distribution']}): {f['error']}")
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="plugins",
+    help="list installed plugins and what they register",
+    description="List plugins: name, distribution, version, hooks and what each registered.",
+    configure=configure,
+    run=run,
+)

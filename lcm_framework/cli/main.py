@@ -1,0 +1,103 @@
+"""Entry point of ``lcm``: parse flags, resolve configuration, dispatch to a command plugin."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..errors import LcmError
+
+DESCRIPTION = """\
+LCM keeps every message of your Claude Code and Codex sessions, compacts old
+turns into a DAG of summaries, and lets you (and your agent) search and expand
+any summary back to the exact original. Secrets are scrubbed before storage.
+
+Typical first run:
+  lcm import            import your ~/.claude and ~/.codex sessions
+  lcm compact --all     summarize old turns (offline by default)
+  lcm grep "error"      find anything again; lcm expand ID recovers it verbatim
+"""
+
+
+def build_parser(commands: dict) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    parser = argparse.ArgumentParser(
+        prog="lcm", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"lcm {__version__}")
+    parser.add_argument("--project", type=Path, help="project root (default: found from the current directory)")
+    parser.add_argument(
+        "-c",
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a configuration key for this run (highest precedence)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in sorted(commands):
+        spec = commands[name]
+        cmd = sub.add_parser(
+            name,
+            help=spec.help,
+            description=spec.description or spec.help,
+            aliases=list(spec.aliases),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        spec.configure(cmd)
+        cmd.set_defaults(_spec=spec)
+    return parser
+
+
+def _overrides(pairs: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise LcmError(f"--set expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..plugins import build_plugins
+
+    try:
+        plugins = build_plugins()
+        commands = plugins.commands()
+    except LcmError as exc:
+        print(f"lcm: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    parser = build_parser(commands)
+    args = parser.parse_args(argv)
+    spec = getattr(args, "_spec", None)
+    if spec is None:
+        parser.print_help()
+        return 0
+
+    from ..app import App
+    from ..config import load_config
+
+    app: App | None = None
+    try:
+        config = load_config(project=args.project, overrides=_overrides(args.overrides))
+        app = App(config, plugins)
+        return int(spec.run(args, app) or 0)
+    except LcmError as exc:
+        print(f"lcm: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("lcm: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    finally:
+        if app is not None:
+            app.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

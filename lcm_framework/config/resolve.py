@@ -1,0 +1,139 @@
+"""Resolve one configuration: defaults < global file < project file < LCM_* env < flags."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..paths import find_project_root, lcm_home, project_config_path
+from .schema import SETTINGS, Setting, parse_value
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class Config:
+    """The resolved configuration shared by the CLI, daemon, MCP server and doctor."""
+
+    home: Path
+    project_root: Path
+    values: Mapping[str, Resolved] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def get(self, key: str) -> Any:
+        try:
+            return self.values[key].value
+        except KeyError:
+            raise ConfigError(f"unknown configuration key {key!r}") from None
+
+    def source(self, key: str) -> str:
+        return self.values[key].source
+
+    def display(self, key: str) -> str:
+        """The value as safe to print: secret-bearing values are masked."""
+        return display_value(SETTINGS[key], self.get(key))
+
+    @property
+    def global_file(self) -> Path:
+        return self.home / "config.toml"
+
+    @property
+    def project_file(self) -> Path:
+        return project_config_path(self.project_root)
+
+
+def display_value(setting: Setting, value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if setting.secret:
+        return mask_secret(str(value))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def mask_secret(value: str) -> str:
+    """Keep a URL's scheme and host, hide credentials; other secrets keep 4 characters."""
+    if "://" in value:
+        scheme, rest = value.split("://", 1)
+        hostpart = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+        return f"{scheme}://***@{hostpart}/***"
+    return (value[:4] + "***") if len(value) > 8 else "***"
+
+
+def load_config(
+    *,
+    cwd: Path | None = None,
+    project: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Resolve every key. ``overrides`` are command-line flags (highest precedence)."""
+    environ = dict(os.environ if env is None else env)
+    home = lcm_home(environ)
+    root = (project or find_project_root(cwd or Path.cwd())).resolve()
+    values: dict[str, Resolved] = {k: Resolved(s.default, "default") for k, s in SETTINGS.items()}
+
+    for path, label in ((home / "config.toml", "global"), (project_config_path(root), "project")):
+        for key, raw in read_config_file(path).items():
+            values[key] = Resolved(check_value(key, raw, f"{label} file {path}"), f"{label}:{path}")
+
+    for key, setting in SETTINGS.items():
+        for name in setting.env:
+            if name in environ:
+                values[key] = Resolved(check_value(key, environ[name], f"environment {name}"), f"env:{name}")
+                break
+
+    for key, raw in (overrides or {}).items():
+        if raw is not None:
+            values[key] = Resolved(check_value(key, raw, "command line"), "flag")
+    return Config(home=home, project_root=root, values=values, env=environ)
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Flatten a TOML file into dotted keys; unknown keys are refused."""
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    flat: dict[str, Any] = {}
+    for section, body in data.items():
+        if not isinstance(body, dict):
+            raise ConfigError(f"{path}: top-level key {section!r} must be a [section]")
+        for name, raw in body.items():
+            key = f"{section}.{name}"
+            if key not in SETTINGS:
+                raise ConfigError(f"{path}: unknown configuration key {key!r}{_suggest(key)}")
+            flat[key] = raw
+    return flat
+
+
+def check_value(key: str, raw: Any, source: str) -> Any:
+    setting = SETTINGS.get(key)
+    if setting is None:
+        raise ConfigError(f"unknown configuration key {key!r} (from {source}){_suggest(key)}")
+    try:
+        return parse_value(setting, raw)
+    except ValueError as exc:
+        shown = display_value(setting, raw) if isinstance(raw, str) else repr(raw)
+        raise ConfigError(
+            f"{key} = {shown} (from {source}) is invalid: {exc}; allowed: {setting.describe_allowed()}"
+        ) from None
+
+
+def _suggest(key: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(SETTINGS), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

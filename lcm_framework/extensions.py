@@ -1,0 +1,98 @@
+"""Records plugins contribute through the ``register`` callbacks of the hooks."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .app import App
+
+
+@dataclass(frozen=True, slots=True)
+class Allowlist:
+    """A gitleaks allowlist: a finding matching any (or, with condition AND, all) criteria is kept."""
+
+    regexes: tuple[str, ...] = ()
+    regex_target: str = "secret"  # secret | match | line
+    stopwords: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    condition: str = "OR"
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One detection rule in gitleaks' schema."""
+
+    id: str
+    regex: str
+    description: str = ""
+    secret_group: int = 0
+    entropy: float | None = None
+    keywords: tuple[str, ...] = ()
+    allowlists: tuple[Allowlist, ...] = ()
+    category: str = ""
+
+    @property
+    def redaction_category(self) -> str:
+        return self.category or self.id
+
+
+@dataclass(frozen=True, slots=True)
+class RulePack:
+    """A named set of rules plus pack-wide allowlists (gitleaks' ``[allowlist]``)."""
+
+    name: str
+    rules: tuple[Rule, ...]
+    allowlists: tuple[Allowlist, ...] = ()
+    source: str = ""
+
+
+class PromptSource(Protocol):
+    """Provides Jinja template text by name (e.g. ``leaf.j2``)."""
+
+    name: str
+    priority: int
+    """Higher wins when two sources define the same template (built-ins use 0)."""
+
+    def get_source(self, template: str) -> str | None: ...
+    def list_templates(self) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """An agent-facing tool (MCP tool, daemon route, CLI verb) built on project storage.
+
+    ``parameters`` is the JSON schema of the arguments; ``requires`` names
+    storage capability flags (``regex_search`` ...) the tool needs.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    handler: Callable[[App, Mapping[str, Any]], Any]
+    requires: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """A ``lcm`` subcommand. ``run`` returns the exit code."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, App], int]
+    description: str = ""
+    aliases: Sequence[str] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class StorageBackendInfo:
+    """Describes a storage backend whose factory is the stevedore driver of the same name."""
+
+    name: str
+    description: str
+    settings_prefix: str = ""

@@ -1,0 +1,65 @@
+"""The extension surface of LCM: every hook a plugin can implement.
+
+Plugins are found through the ``lcm_framework.plugins`` entry-point group
+(built-ins included). Hooks that contribute things take a ``register``
+callback so the core owns naming, duplicates and provenance. Storage
+factories themselves are stevedore drivers in ``lcm_framework.storage``.
+Arguments are only ever added to these hooks, never removed or renamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
+    from .summarize.contracts import SummarizerFactory
+    from .transcripts.contracts import TranscriptFormat
+
+PROJECT = "lcm"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
+    """Register transcript formats (one ``register(format)`` call each), keyed by format identifier."""
+
+
+@hookspec(firstresult=True)
+def lcm_sniff_format(head: Sequence[Any]) -> str | None:
+    """Return the format identifier of a transcript whose first parsed records are ``head``, or None."""
+
+
+@hookspec
+def lcm_register_rule_packs(register: Callable[[RulePack], None], config: Config) -> None:
+    """Register scrubber rule packs; scrubbing applies every pack, sorted by pack name."""
+
+
+@hookspec
+def lcm_register_summarizers(register: Callable[[str, SummarizerFactory], None]) -> None:
+    """Register summarizer factories by name (``summarizer.provider`` selects one)."""
+
+
+@hookspec
+def lcm_register_prompt_sources(register: Callable[[PromptSource], None]) -> None:
+    """Register Jinja prompt template sources; the highest priority source with a template wins."""
+
+
+@hookspec
+def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]) -> None:
+    """Describe storage backends; each name must match a driver in the ``lcm_framework.storage`` group."""
+
+
+@hookspec
+def lcm_register_capabilities(register: Callable[[Capability], None]) -> None:
+    """Register agent-facing tools, served by ``lcm mcp`` and the daemon."""
+
+
+@hookspec
+def lcm_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    """Register ``lcm`` subcommands."""

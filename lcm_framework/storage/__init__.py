@@ -1,0 +1,1 @@
+"""Backend-neutral storage: contracts, records, validation and backend selection."""

@@ -1,0 +1,290 @@
+"""The storage contracts every backend implements.
+
+``StorageBackendFactory.open_project()`` returns a ``ProjectStorage`` whose
+repositories are bound to one project. The API is synchronous: see
+``docs/architecture.md`` ("Sync storage, concurrent callers") for why.
+
+Rules every implementation honours (the conformance suite checks them):
+
+* Inputs are validated before any database access (``lcm_framework.storage.validation``):
+  U+0000 in any text is refused, counts/sequences/ordinals are integers in
+  ``[0, 2**53-1]``.
+* Pagination: ``after_seq`` is exclusive; ``limit`` ``None`` or negative means
+  unlimited, ``0`` means no rows.
+* Errors are ``lcm_framework.errors.StorageError`` subclasses naming backend,
+  project and domain only.
+* Nothing here exposes SQL, connections or driver types; there is no generic
+  query escape hatch. A missing operation is added to the contract, to every
+  adapter, and to ``tests/conformance``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Protocol, TypeVar, runtime_checkable
+
+from .models import (
+    Checkpoint,
+    ContextItem,
+    Conversation,
+    DeleteResult,
+    Health,
+    LargeFile,
+    Lease,
+    Memory,
+    Message,
+    MessagePart,
+    NativeBatchResult,
+    NativeRecord,
+    NativeRecordInput,
+    NewMemory,
+    NewMessage,
+    NewSummary,
+    ProjectRef,
+    ProjectStats,
+    RecallStats,
+    SearchHit,
+    SearchQuery,
+    SessionIngestRecord,
+    Summary,
+)
+
+T = TypeVar("T")
+
+
+class FullTextTier(str, Enum):
+    FTS5 = "fts5"
+    FTS4 = "fts4"
+    LIKE = "like"
+    POSTGRES = "postgres"
+
+
+class CoordinationScope(str, Enum):
+    LOCAL = "local"
+    DISTRIBUTED = "distributed"
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can do. Callers check these before optional operations."""
+
+    backend: str
+    transactions: bool
+    lexical_search: bool
+    regex_search: bool
+    full_text_search: bool
+    full_text_tier: FullTextTier
+    coordination: CoordinationScope
+
+
+class ConversationRepository(Protocol):
+    """Conversation identity, messages, message parts, ordering and deletion."""
+
+    def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation: ...
+    def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
+        """Newest exact session match, or a new one; concurrent callers converge."""
+        ...
+    def get_conversation(self, conversation_id: int) -> Conversation | None: ...
+    def find_conversations(self, session_id: str) -> list[Conversation]:
+        """All segments of a session, oldest first (created_at, then id)."""
+        ...
+    def list_conversations(self, *, limit: int | None = None) -> list[Conversation]:
+        """Ordered by created_at, then conversation_id."""
+        ...
+    def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
+        """Atomic append: allocates contiguous seqs after the current last one (from 0)."""
+        ...
+    def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
+        """Replay/import with explicit ``seq`` on every message; duplicate seq is a ConflictError."""
+        ...
+    def list_messages(
+        self, conversation_id: int, *, after_seq: int | None = None, limit: int | None = None
+    ) -> list[Message]: ...
+    def get_messages(self, message_ids: Sequence[int]) -> list[Message]:
+        """Messages by id, in the order asked, missing ids omitted."""
+        ...
+    def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
+        """Exact role+content matches, by seq (used to find the reconciliation anchor)."""
+        ...
+    def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
+        """Parts grouped by message id, each list by ordinal."""
+        ...
+    def message_count(self, conversation_id: int) -> int: ...
+    def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
+        """Deletes unsummarized messages (parts cascade, context refs removed); skips summarized ones."""
+        ...
+
+
+class SummaryRepository(Protocol):
+    """Summary records and DAG lineage."""
+
+    def create_summary(self, summary: NewSummary) -> Summary: ...
+    def get_summary(self, summary_id: str) -> Summary | None: ...
+    def get_summaries(self, summary_ids: Sequence[str]) -> list[Summary]: ...
+    def list_summaries(self, conversation_id: int, *, depth: int | None = None) -> list[Summary]:
+        """Ordered by created_at, then summary_id."""
+        ...
+    def source_message_ids(self, summary_id: str) -> list[int]:
+        """A leaf's source messages, in order."""
+        ...
+    def parent_ids(self, summary_id: str) -> list[str]:
+        """A condensed summary's source summaries (its ``parents``), in order."""
+        ...
+    def child_ids(self, summary_id: str) -> list[str]:
+        """Summaries that condensed this one."""
+        ...
+    def summaries_for_messages(self, message_ids: Sequence[int]) -> dict[int, list[str]]:
+        """Leaf summary ids covering each message."""
+        ...
+    def count_by_depth(self, conversation_id: int | None = None) -> dict[int, int]: ...
+
+
+class ContextRepository(Protocol):
+    """The ordered list of what the model sees per conversation."""
+
+    def list_items(self, conversation_id: int) -> list[ContextItem]: ...
+    def append_messages(self, conversation_id: int, message_ids: Sequence[int]) -> None: ...
+    def replace_range(
+        self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str
+    ) -> None:
+        """Replace items ``start..end`` (inclusive) with one summary item; later ordinals shift down."""
+        ...
+    def token_total(self, conversation_id: int) -> int: ...
+    def depths(self, conversation_id: int) -> list[int]:
+        """Distinct summary depths currently in context, ascending."""
+        ...
+
+
+class LargeFileRepository(Protocol):
+    def create_file(self, file: LargeFile) -> LargeFile: ...
+    def get_file(self, file_id: str) -> LargeFile | None: ...
+    def list_files(self, conversation_id: int) -> list[LargeFile]: ...
+
+
+class PromotedMemoryRepository(Protocol):
+    def create_memory(self, memory: NewMemory) -> Memory: ...
+    def get_memory(self, memory_id: int) -> Memory | None: ...
+    def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]: ...
+    def set_confidence(self, memory_id: int, confidence: float) -> Memory: ...
+    def archive(self, memory_id: int) -> Memory: ...
+    def revive(self, memory_id: int) -> Memory: ...
+    def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]: ...
+
+
+class RecallRepository(Protocol):
+    def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None: ...
+    def record_feedback(self, target_id: str, *, useful: bool) -> None: ...
+    def stats(self, target_id: str) -> RecallStats: ...
+
+
+class LexicalSearchRepository(Protocol):
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        """Ranked hits. REGEX needs ``regex_search``; an unsupported mode raises UnsupportedCapabilityError."""
+        ...
+
+
+class RedactionAdminRepository(Protocol):
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        """Additive per-category redaction counters."""
+        ...
+    def get_counts(self) -> dict[str, int]: ...
+    def purge(self) -> None:
+        """Atomically deletes all repository-owned mutable project state (memory, recall, counters)."""
+        ...
+
+
+class CoordinationRepository(Protocol):
+    def record_session_ingest(self, record: SessionIngestRecord) -> None: ...
+    def get_session_ingest(self, session_id: str) -> SessionIngestRecord | None: ...
+    def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
+        """Grant (or re-grant to the same holder) unless another holder's lease is live."""
+        ...
+    def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
+        """Extend a live lease; ConflictError when it was lost (fence changed or expired)."""
+        ...
+    def release_lease(self, lease: Lease) -> None: ...
+    def check_fence(self, lease: Lease) -> None:
+        """ConflictError unless ``lease`` is still the live grant (call inside the final write)."""
+        ...
+
+
+class NativeTranscriptRepository(Protocol):
+    """Immutable sanitized client-native records, exact message links, checkpoints."""
+
+    def ingest_batch(
+        self,
+        records: Sequence[NativeRecordInput],
+        *,
+        source_key: str,
+        expected: Checkpoint | None,
+        new_checkpoint: Checkpoint,
+    ) -> NativeBatchResult:
+        """Insert records and advance the checkpoint in one transaction.
+
+        ``expected`` is the compare-and-swap fence (``None``: no checkpoint
+        yet); a mismatch raises ConflictError and writes nothing. An existing
+        ingest key with identical data counts as skipped; with different data
+        (or another source ordinal) it is a ConflictError.
+        """
+        ...
+    def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...
+    def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]: ...
+    def list_by_source(self, source_locator: str) -> list[NativeRecord]: ...
+    def list_by_message(self, message_id: int) -> list[NativeRecord]: ...
+    def get_checkpoint(self, source_key: str) -> Checkpoint | None: ...
+
+
+@runtime_checkable
+class Repositories(Protocol):
+    """The repositories of one project, bound either to autocommit or to one transaction."""
+
+    conversations: ConversationRepository
+    summaries: SummaryRepository
+    context: ContextRepository
+    large_files: LargeFileRepository
+    promoted_memory: PromotedMemoryRepository
+    recall: RecallRepository
+    lexical_search: LexicalSearchRepository
+    redaction_admin: RedactionAdminRepository
+    coordination: CoordinationRepository
+    native_transcripts: NativeTranscriptRepository
+
+
+class ProjectStorage(Repositories, Protocol):
+    """One project's storage scope. The opener owns it and closes it."""
+
+    project_id: str
+    capabilities: Capabilities
+
+    def transaction(self, fn: Callable[[Repositories], T]) -> T:
+        """Run ``fn`` with repositories bound to one transaction.
+
+        Commits on return; on error rolls everything back and re-raises a
+        sanitized StorageError (the original error if it already is one).
+        A nested call raises NestedTransactionError at once.
+        """
+        ...
+    def health(self) -> Health: ...
+    def stats(self) -> ProjectStats: ...
+    def close(self) -> None:
+        """Idempotent; never affects other open projects."""
+        ...
+
+
+class StorageBackendFactory(Protocol):
+    """Shared resources of one configured backend (pools, homes)."""
+
+    name: str
+    capabilities: Capabilities
+
+    def open_project(self, project: ProjectRef) -> ProjectStorage:
+        """Open (creating and migrating if needed) the storage of ``project``."""
+        ...
+    def list_projects(self) -> list[ProjectRef]: ...
+    def health(self) -> Health: ...
+    def close(self) -> None:
+        """Idempotent; closes every project scope still open."""
+        ...

@@ -1,0 +1,65 @@
+"""Shared test set-up: every test runs with its own LCM_HOME and HOME, offline."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+TESTDATA = SHARED / "testdata"
+CLAUDE_SESSIONS = TESTDATA / "transcripts" / "claude-code"
+GITLEAKS_TOML = TESTDATA / "gitleaks" / "gitleaks.toml"
+
+OFFLINE_ENV = {
+    "LITELLM_OFFLINE_MODE": "true",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "HF_HUB_OFFLINE": "1",
+}
+for _k, _v in OFFLINE_ENV.items():
+    os.environ.setdefault(_k, _v)
+
+
+@pytest.fixture(autouse=True)
+def lcm_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Isolate LCM_HOME, HOME and agent config dirs in the test's tmp dir; drop stray LCM_* settings."""
+    for name in list(os.environ):
+        if name.startswith("LCM_") and name != "LCM_TEST_POSTGRES_URL":
+            monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LCM_HOME", str(home / ".lcm"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return home / ".lcm"
+
+
+def run_lcm(
+    *args: str,
+    cwd: Path | None = None,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run the real ``lcm`` console entry point in a subprocess."""
+    full_env = {**os.environ, **OFFLINE_ENV, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "lcm_framework.cli.main", *args],
+        cwd=cwd,
+        input=input,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def lcm() -> Iterator[object]:
+    yield run_lcm
