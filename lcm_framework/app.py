@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .paths import project_id_for
-from .storage.models import ProjectRef
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .plugins import Plugins
     from .storage.contracts import ProjectStorage, StorageBackendFactory
+    from .storage.models import ProjectRef
 
 
 class App:
@@ -41,6 +41,8 @@ class App:
             return self._factory
 
     def project_ref(self, root: Path | str | None = None) -> ProjectRef:
+        from .storage.models import ProjectRef
+
         path = Path(root).resolve() if root is not None else self.config.project_root
         return ProjectRef(project_id=project_id_for(path), root=str(path))
 
