@@ -15,7 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> None:
-    names = sorted(m.name[6:] for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name.startswith("bench_"))
+    here = [str(Path(__file__).parent)]
+    names = sorted(m.name[6:] for m in pkgutil.iter_modules(here) if m.name.startswith("bench_"))
     parser = argparse.ArgumentParser(prog="./dev bench", description="Run LCM benchmarks.")
     parser.add_argument("names", nargs="*", choices=[*names, []], metavar="NAME", help=f"one of: {', '.join(names)}")
     parser.add_argument("--quick", action="store_true", help="smaller data sets (a smoke run, not the targets)")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .plugins import Plugins
     from .storage.contracts import ProjectStorage, StorageBackendFactory
     from .storage.models import ProjectRef
+    from .summarize.contracts import Summarizer
 
 
 class App:
@@ -62,7 +63,7 @@ class App:
             return "litellm" if self.config.get("summarizer.model") else "extractive"
         return provider
 
-    def summarizer(self, name: str | None = None):  # type: ignore[no-untyped-def]
+    def summarizer(self, name: str | None = None) -> Summarizer:
         chosen = name or self.summarizer_name
         factories = self.plugins.summarizers()
         if chosen not in factories:

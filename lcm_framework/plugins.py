@@ -161,7 +161,7 @@ def build_plugins(
         version = ep.dist.version if ep.dist else "?"
         candidates.append((ep.name, dist, version, ep.load))
     for name, obj in extra:
-        candidates.append((name, "(in-process)", "-", lambda obj=obj: obj))
+        candidates.append((name, "(in-process)", "-", _constant(obj)))
 
     for name, dist, version, load in candidates:
         try:
@@ -182,10 +182,14 @@ def build_plugins(
     return Plugins(pm, infos, failures)
 
 
+def _constant(obj: object) -> Callable[[], object]:
+    return lambda: obj
+
+
 def _unknown_hooks(plugin: object, pm: pluggy.PluginManager) -> list[str]:
     names = []
     for attr in dir(plugin):
-        if attr.startswith("lcm_") and pm.parse_hookimpl_opts(plugin, attr) is not None:
-            if not hasattr(pm.hook, attr):
-                names.append(attr)
+        is_impl = attr.startswith("lcm_") and pm.parse_hookimpl_opts(plugin, attr) is not None
+        if is_impl and not hasattr(pm.hook, attr):
+            names.append(attr)
     return names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     plugins.storage_backends()
     plugins.capabilities()
     plugins.commands()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, info in sorted(plugins.infos.items()):
         builtin = info.distribution == "lcm-framework"
         if builtin and not args.all:

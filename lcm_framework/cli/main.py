@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .. import __version__
 from ..errors import LcmError
+from ..extensions import CommandSpec
 
 DESCRIPTION = """\
 LCM keeps every message of your Claude Code and Codex sessions, compacts old
@@ -22,7 +23,7 @@ Typical first run:
 """
 
 
-def build_parser(commands: dict) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+def build_parser(commands: Mapping[str, CommandSpec]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lcm", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -30,7 +30,7 @@ def open_backend(config: Config, name: str | None = None) -> StorageBackendFacto
 
     backend = name or str(config.get("storage.backend"))
     try:
-        manager = driver.DriverManager(
+        manager: driver.DriverManager = driver.DriverManager(
             namespace=NAMESPACE,
             name=backend,
             invoke_on_load=False,

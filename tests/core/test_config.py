@@ -75,7 +75,7 @@ def test_bad_values_name_key_source_and_allowed(tmp_path: Path, env: dict[str, s
 def test_unknown_key_in_file_is_refused_with_suggestion(tmp_path: Path, lcm_env: Path) -> None:
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text("[compaction]\nfresh_tail_cont = 3\n")
-    with pytest.raises(ConfigError, match="did you mean 'compaction.fresh_tail_count'"):
+    with pytest.raises(ConfigError, match=r"did you mean 'compaction\.fresh_tail_count'"):
         load_config(project=tmp_path)
 
 

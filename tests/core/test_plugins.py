@@ -128,7 +128,7 @@ class _Dup:
 
 def test_duplicate_registration_names_both_plugins() -> None:
     plugins = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("dup", _Dup())])
-    with pytest.raises(PluginError, match="'core_commands' and 'dup'|'dup' and 'core_commands'"):
+    with pytest.raises(PluginError, match=r"'core_commands' and 'dup'|'dup' and 'core_commands'"):
         plugins.commands()
 
 

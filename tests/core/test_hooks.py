@@ -1,0 +1,176 @@
+"""One test per hook: an in-process plugin implements it and the core registry sees the result.
+
+``test_every_hook_has_a_test_and_a_doc_entry`` fails when a hook is added without both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+from lcm_framework import hookspecs
+from lcm_framework.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
+from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
+from lcm_framework.transcripts.contracts import MappedRecord
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def only(plugin: object) -> Plugins:
+    """A manager with no entry-point plugins but ``plugin`` (and the essential core commands)."""
+    return build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("under_test", plugin)])
+
+
+class ChatLogFormat:
+    identity = FormatIdentity("chatlog", "chatlog-jsonl", "v1")
+    provider = "chatlog"
+
+    def default_roots(self, env: Any) -> list[Path]:
+        return []
+
+    def discover(self, root: Path) -> Any:
+        return iter(sorted(root.rglob("*.jsonl")))
+
+    def sniff(self, head: Any) -> bool:
+        return bool(head) and all(isinstance(r, dict) and "speaker" in r for r in head)
+
+    def map_record(self, record: Any) -> MappedRecord:
+        role = Role.USER if record.get("speaker") == "human" else Role.ASSISTANT
+        text = str(record.get("text", ""))
+        return MappedRecord(session_id=record.get("chat"),
+                            message=NewMessage(role=role, content=text, token_count=len(text) // 4))
+
+    def structural_samples(self) -> list[Any]:
+        return [{"speaker": "human", "text": "", "chat": ""}]
+
+
+def test_hook_lcm_register_formats() -> None:
+    class P:
+        @hookimpl
+        def lcm_register_formats(self, register: Any) -> None:
+            register(ChatLogFormat())
+
+    plugins = only(P())
+    fmt = plugins.formats()["chatlog/chatlog-jsonl/v1"]
+    mapped = fmt.map_record({"speaker": "human", "text": "hello there", "chat": "c1"})
+    assert mapped.session_id == "c1" and mapped.message is not None and mapped.message.role is Role.USER
+    assert plugins.provenance("format") == {"chatlog/chatlog-jsonl/v1": "under_test"}
+
+
+def test_hook_lcm_sniff_format() -> None:
+    class P:
+        @hookimpl
+        def lcm_sniff_format(self, head: Any) -> str | None:
+            return "chatlog/chatlog-jsonl/v1" if ChatLogFormat().sniff(head) else None
+
+    plugins = only(P())
+    assert plugins.sniff_format([{"speaker": "human"}]) == "chatlog/chatlog-jsonl/v1"
+    assert plugins.sniff_format([{"type": "user"}]) is None
+
+
+def test_hook_lcm_register_rule_packs() -> None:
+    seen: dict[str, Any] = {}
+
+    class P:
+        @hookimpl
+        def lcm_register_rule_packs(self, register: Any, config: Any) -> None:
+            seen["config"] = config
+            register(RulePack(name="acme", rules=(Rule(id="acme-token", regex=r"acme_[0-9a-f]{32}"),)))
+
+    plugins = only(P())
+    packs = plugins.rule_packs(config="the-config")  # type: ignore[arg-type]
+    assert packs["acme"].rules[0].id == "acme-token"
+    assert seen["config"] == "the-config"
+
+
+def test_hook_lcm_register_summarizers() -> None:
+    class Shouty:
+        name = "shouty"
+
+        def summarize(self, request: Any) -> str:
+            return str(request.segment).upper()
+
+        def count_tokens(self, text: str) -> int:
+            return len(text) // 4
+
+    class P:
+        @hookimpl
+        def lcm_register_summarizers(self, register: Any) -> None:
+            register("shouty", lambda config: Shouty())
+
+    factory = only(P()).summarizers()["shouty"]
+    assert factory(None).count_tokens("abcdefgh") == 2  # type: ignore[arg-type]
+
+
+def test_hook_lcm_register_prompt_sources() -> None:
+    class Src:
+        def __init__(self, name: str, priority: int) -> None:
+            self.name, self.priority = name, priority
+
+        def get_source(self, template: str) -> str | None:
+            return f"{self.name}:{{{{ segment }}}}" if template == "leaf" else None
+
+        def list_templates(self) -> list[str]:
+            return ["leaf"]
+
+    class P:
+        @hookimpl
+        def lcm_register_prompt_sources(self, register: Any) -> None:
+            register(Src("low", 0))
+            register(Src("high", 10))
+
+    sources = only(P()).prompt_sources()
+    assert [s.name for s in sources] == ["high", "low"]
+
+
+def test_hook_lcm_register_storage_backends() -> None:
+    class P:
+        @hookimpl
+        def lcm_register_storage_backends(self, register: Any) -> None:
+            register(StorageBackendInfo(name="duckdb", description="DuckDB file per project"))
+
+    assert only(P()).storage_backends()["duckdb"].description == "DuckDB file per project"
+
+
+def test_hook_lcm_register_capabilities() -> None:
+    class P:
+        @hookimpl
+        def lcm_register_capabilities(self, register: Any) -> None:
+            register(Capability(name="lcm_echo", description="Echo.", parameters={"type": "object"},
+                                handler=lambda app, args: dict(args)))
+
+    cap = only(P()).capabilities()["lcm_echo"]
+    assert cap.handler(None, {"x": 1}) == {"x": 1}  # type: ignore[arg-type]
+
+
+def test_hook_lcm_register_commands() -> None:
+    class P:
+        @hookimpl
+        def lcm_register_commands(self, register: Any) -> None:
+            register(CommandSpec(name="hello", help="say hello",
+                                 configure=lambda p: p.add_argument("--loud", action="store_true"),
+                                 run=lambda args, app: 7 if args.loud else 0))
+
+    from lcm_framework.cli.main import build_parser
+
+    commands = only(P()).commands()
+    args = build_parser(commands).parse_args(["hello", "--loud"])
+    assert isinstance(args, argparse.Namespace) and args._spec.run(args, None) == 7
+
+
+def test_every_hook_has_a_test_and_a_doc_entry() -> None:
+    hooks = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("lcm_"))
+    assert len(hooks) >= 8
+    tests = set(re.findall(r"^def (test_hook_\w+)\(", Path(__file__).read_text(), re.M))
+    docs = set(re.findall(r"^### (lcm_\w+)$", (REPO / "docs" / "plugins.md").read_text(), re.M))
+    missing_tests = [h for h in hooks if f"test_hook_{h}" not in tests]
+    missing_docs = [h for h in hooks if h not in docs]
+    assert not missing_tests, f"hooks without a test_hook_<name> test: {missing_tests}"
+    assert not missing_docs, f"hooks without a '### <name>' section in docs/plugins.md: {missing_docs}"
+    for hook in hooks:
+        assert (getattr(hookspecs, hook).__doc__ or "").strip(), f"{hook} has no docstring"
