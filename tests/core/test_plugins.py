@@ -149,3 +149,23 @@ def test_plugin_managers_are_independent() -> None:
     b = build_plugins(env={"LCM_LOAD_PLUGINS": ""})
     assert "memory-test" in a.storage_backends()
     assert "memory-test" not in b.storage_backends()
+
+
+def test_startup_imports_no_heavy_library() -> None:
+    """Loading every plugin and building the CLI parser must not import litellm, psycopg or mcp."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lcm_framework.plugins import build_plugins\n"
+        "from lcm_framework.cli.main import build_parser\n"
+        "p = build_plugins()\n"
+        "build_parser(p.commands()); p.formats(); p.summarizers(); p.prompt_sources(); p.capabilities()\n"
+        "p.storage_backends()\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'litellm', 'psycopg', 'psycopg_pool', 'mcp',"
+        " 'starlette', 'uvicorn', 'jinja2', 'httpx'})\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"heavy modules imported at start-up: {out.stdout.strip()}"
