@@ -1,0 +1,54 @@
+"""Small helpers shared by transcript format plugins (built-in and third-party).
+
+They turn native values into what :class:`~lcm_framework.storage.models.NewMessage`
+expects: token estimates, timezone-aware UTC timestamps, and verbatim JSON
+for ``NewPart.raw_json``. None of them raises on odd input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters per token; at least 1 for non-empty text, 0 for empty text."""
+    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """An ISO-8601 string (``Z`` allowed) or epoch seconds/milliseconds as aware UTC; None if unusable."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int | float):
+            seconds = value / 1000 if abs(value) >= 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        if isinstance(value, str) and value:
+            text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+            parsed = datetime.fromisoformat(text)
+            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON of a parsed native value, key order kept, non-ASCII kept literal."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def string_fields(source: Mapping[str, Any], keys: Mapping[str, str]) -> dict[str, str]:
+    """``{out_key: str(value)}`` for each ``native_key -> out_key`` whose value is a str, bool or number."""
+    out: dict[str, str] = {}
+    for native_key, out_key in keys.items():
+        value = source.get(native_key)
+        if isinstance(value, bool):
+            out[out_key] = "true" if value else "false"
+        elif isinstance(value, str | int | float):
+            out[out_key] = str(value)
+    return out
