@@ -1,0 +1,1 @@
+"""Claude Code transcripts (``claude-code/claude-jsonl/v1``) as an LCM format plugin."""

@@ -1,0 +1,128 @@
+"""The ``claude-code/claude-jsonl/v1`` transcript format.
+
+Claude Code appends one JSON object per line to
+``$CLAUDE_CONFIG_DIR/projects/<encoded-cwd>/<session-id>.jsonl`` (default
+``~/.claude/projects``). Main-thread ``user``, ``assistant`` and ``system``
+records become messages; sidechain (sub-agent) records, ``summary`` records
+and every other record type stay native-only records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
+from lcm_framework.transcripts.contracts import MappedRecord
+from lcm_framework.transcripts.format_helpers import estimate_tokens, parse_timestamp, string_fields
+
+from .blocks import map_content
+from .structure import STRUCTURAL_SAMPLES
+
+IDENTITY = FormatIdentity("claude-code", "claude-jsonl", "v1")
+MESSAGE_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM}
+KNOWN_TYPES = frozenset(
+    {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress"}
+)
+IDENTITY_KEYS = ("sessionId", "uuid", "leafUuid", "messageId")
+RECORD_FIELDS = {
+    "type": "type",
+    "subtype": "subtype",
+    "uuid": "uuid",
+    "parentUuid": "parentUuid",
+    "logicalParentUuid": "logicalParentUuid",
+    "leafUuid": "leafUuid",
+    "gitBranch": "gitBranch",
+    "version": "version",
+    "userType": "userType",
+    "requestId": "requestId",
+    "agentId": "agentId",
+    "isSidechain": "isSidechain",
+    "isMeta": "isMeta",
+    "isCompactSummary": "isCompactSummary",
+    "isApiErrorMessage": "isApiErrorMessage",
+}
+MESSAGE_FIELDS = {"model": "model", "id": "messageId", "stop_reason": "stopReason"}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_tool_results(content: Any) -> bool:
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+class ClaudeCodeFormat:
+    """Maps Claude Code session records to LCM messages and parts."""
+
+    identity = IDENTITY
+    provider = "claude"
+
+    def default_roots(self, env: Mapping[str, str]) -> list[Path]:
+        """``$CLAUDE_CONFIG_DIR/projects`` when set, else ``$HOME/.claude/projects`` (may not exist)."""
+        config_dir = env.get("CLAUDE_CONFIG_DIR")
+        if config_dir:
+            return [Path(config_dir).expanduser() / "projects"]
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        return [home / ".claude" / "projects"]
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        """Every ``*.jsonl`` file under ``root`` (sub-agent files included), sorted by relative path."""
+        if not root.is_dir():
+            return
+        files = (p for p in root.rglob("*.jsonl") if p.is_file())
+        yield from sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+    def sniff(self, head: Sequence[Any]) -> bool:
+        """Claude records are objects with a known ``type``, an identity key and no Codex ``payload``."""
+        records = [r for r in head if isinstance(r, dict)]
+        if not records or any("payload" in r for r in records):
+            return False
+        return any(r.get("type") in KNOWN_TYPES and any(key in r for key in IDENTITY_KEYS) for r in records)
+
+    def map_record(self, record: Any) -> MappedRecord:
+        """One parsed record -> its session identity, metadata and (for main-thread turns) a message."""
+        if not isinstance(record, dict):
+            return MappedRecord()
+        message_obj = record.get("message")
+        metadata = string_fields(record, RECORD_FIELDS)
+        if isinstance(message_obj, dict):
+            metadata.update(string_fields(message_obj, MESSAGE_FIELDS))
+        timestamp = parse_timestamp(record.get("timestamp"))
+        return MappedRecord(
+            session_id=_str(record.get("sessionId")),
+            cwd=_str(record.get("cwd")),
+            timestamp=timestamp,
+            message=self._message(record, message_obj, timestamp),
+            metadata=metadata,
+        )
+
+    def _message(self, record: dict[str, Any], message_obj: Any, timestamp: Any) -> NewMessage | None:
+        record_type = record.get("type")
+        role = MESSAGE_ROLES.get(record_type) if isinstance(record_type, str) else None
+        if role is None or record.get("isSidechain") is True:
+            return None
+        if role is Role.SYSTEM:
+            content: Any = record.get("content")
+            if content is None and isinstance(message_obj, dict):
+                content = message_obj.get("content")
+        elif isinstance(message_obj, dict):
+            content = message_obj.get("content")
+        else:
+            return None
+        if role is Role.USER and _is_tool_results(content):
+            role = Role.TOOL
+        parts, text = map_content(content)
+        return NewMessage(role=role, content=text, token_count=estimate_tokens(text), created_at=timestamp, parts=parts)
+
+    def structural_samples(self) -> Sequence[Any]:
+        return STRUCTURAL_SAMPLES
+
+
+FORMAT = ClaudeCodeFormat()
