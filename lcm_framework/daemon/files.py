@@ -1,0 +1,71 @@
+"""Where the daemon keeps its token, pid and log under ``$LCM_HOME`` (cheap to import)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+TOKEN_FILE = "daemon.token"
+PID_FILE = "daemon.pid"
+LOG_FILE = "daemon.log"
+
+
+def token_path(home: Path) -> Path:
+    return home / TOKEN_FILE
+
+
+def pid_path(home: Path) -> Path:
+    return home / PID_FILE
+
+
+def log_path(home: Path) -> Path:
+    return home / LOG_FILE
+
+
+def read_token(home: Path) -> str | None:
+    try:
+        token = token_path(home).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return token or None
+
+
+def ensure_token(home: Path) -> str:
+    """The bearer token, created on first use in a 0600 file (never rewritten once present)."""
+    existing = read_token(home)
+    path = token_path(home)
+    if existing is not None:
+        os.chmod(path, 0o600)
+        return existing
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}")
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(token + "\n")
+    try:
+        os.link(tmp, path)  # no-clobber: a concurrent first start keeps the winner's token
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+    return read_token(home) or token
+
+
+def read_pid(home: Path) -> int | None:
+    try:
+        pid = int(pid_path(home).read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if pid > 0 else None
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,86 @@
+"""Start (detached), stop and inspect the daemon process (cheap to import: the hook uses ``spawn``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .client import DaemonClient
+from .files import log_path, pid_alive, pid_path, read_pid
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonState:
+    running: bool
+    healthy: bool
+    pid: int | None
+    port: int
+
+
+def state(home: Path, port: int, *, timeout_s: float = 1.0) -> DaemonState:
+    pid = read_pid(home)
+    alive = pid is not None and pid_alive(pid)
+    healthy = DaemonClient.for_home(home, port, timeout_s=timeout_s).alive()
+    return DaemonState(running=alive or healthy, healthy=healthy, pid=pid if alive else None, port=port)
+
+
+def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Launch ``lcm daemon start --foreground`` detached (new session, output to the log file)."""
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    log_file = log_path(home)
+    fd = os.open(log_file, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "lcm_framework.cli.main", "--set", f"daemon.port={port}",
+             "daemon", "start", "--foreground"],
+            stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True, close_fds=True,
+            env={**os.environ, **(env or {}), "LCM_HOME": str(home)}, cwd=str(home),
+        )
+    finally:
+        os.close(fd)
+
+
+def start_background(home: Path, port: int, *, wait_s: float = 15.0) -> DaemonState:
+    """Start the daemon unless it runs; wait until ``/health`` answers. Raises RuntimeError on failure."""
+    current = state(home, port)
+    if current.healthy:
+        return current
+    process = spawn(home, port)
+    client = DaemonClient.for_home(home, port, timeout_s=0.5)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if client.alive():
+            return state(home, port)
+        code = process.poll()
+        if code is not None:
+            raise RuntimeError(f"the daemon exited with status {code} (see {log_path(home)})")
+        time.sleep(0.05)
+    raise RuntimeError(f"the daemon did not answer on 127.0.0.1:{port} within {wait_s:g} s (see {log_path(home)})")
+
+
+def stop(home: Path, port: int, *, wait_s: float = 35.0) -> bool:
+    """SIGTERM the daemon and wait for it to drain and exit; False when none was running."""
+    pid = read_pid(home)
+    if pid is None or not pid_alive(pid):
+        pid_path(home).unlink(missing_ok=True)
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if not pid_alive(pid) or _zombie(pid):
+            pid_path(home).unlink(missing_ok=True)
+            return True
+        time.sleep(0.05)
+    raise RuntimeError(f"the daemon (pid {pid}) did not stop within {wait_s:g} s")
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except (OSError, IndexError):
+        return False

@@ -1,0 +1,165 @@
+"""The synchronous operations behind the daemon routes (run in worker threads).
+
+Each takes the per-project ``App`` and delegates to the same core functions
+the CLI uses: transcript ingest (``lcm_framework.ingest``), compaction and
+assembly (``lcm_framework.compaction`` / ``lcm_framework.assembly``) and the
+recall capabilities registered by plugins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..cli.output import to_jsonable
+from ..errors import LcmError, NotFoundError
+from ..storage.models import ContextItemKind, Summary
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..storage.contracts import ProjectStorage
+
+RECALL_POINTER = (
+    "LCM keeps every message of this project losslessly. To recover details behind a summary use the "
+    "MCP tools lcm_grep (search all stored messages and summaries), lcm_expand (expand a summary id to "
+    "its sources) and lcm_describe (inspect a summary or stored file), or `lcm grep` / `lcm expand ID`."
+)
+
+
+def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, Any]:
+    """Import what ``path`` holds that storage lacks (idempotent, resumable)."""
+    from ..ingest import ingest_file
+
+    report = ingest_file(app, path, format_id=format_id)
+    return dict(to_jsonable(report))
+
+
+def session_conversation(storage: ProjectStorage, session_id: str) -> int | None:
+    found = storage.conversations.find_conversations(session_id)
+    return found[-1].conversation_id if found else None
+
+
+def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
+    """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
+    from ..compaction import compact_conversation
+
+    results = []
+    with app.project() as storage:
+        if session_id is None:
+            ids = [c.conversation_id for c in storage.conversations.list_conversations()]
+        else:
+            found = session_conversation(storage, session_id)
+            if found is None:
+                raise NotFoundError(
+                    "no stored conversation for this session", backend=storage.capabilities.backend,
+                    domain="conversations", project=storage.project_id, code="session_not_found",
+                )
+            ids = [found]
+        for conversation_id in ids:
+            results.append(to_jsonable(compact_conversation(app, storage, conversation_id, mode=mode)))
+    return {"conversations": results}
+
+
+def context(app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
+    """The assembled context (summaries then fresh tail) of a session, within ``budget_tokens``."""
+    from ..assembly import assemble_context
+
+    with app.project() as storage:
+        conversation_id = session_conversation(storage, session_id)
+        if conversation_id is None:
+            return {"session_id": session_id, "conversation_id": None, "messages": []}
+        assembled = assemble_context(app, storage, conversation_id, budget_tokens=budget_tokens)
+        return {"session_id": session_id, "conversation_id": conversation_id, **_as_dict(assembled)}
+
+
+def restore(app: App, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
+    """Recent summaries (ids included) to inject at session start, plus the recall-tool pointer.
+
+    The session's own in-context summaries come first; a new session gets the
+    newest summaries of the project's other conversations.
+    """
+    with app.project() as storage:
+        summaries = _session_summaries(storage, session_id) if session_id else []
+        if not summaries:
+            summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
+    chosen: list[Summary] = []
+    used = 0
+    for summary in reversed(summaries[-limit:]):  # newest first until the budget is spent
+        cost = summary.token_count or max(1, len(summary.content) // 4)
+        if chosen and used + cost > max_tokens:
+            break
+        chosen.append(summary)
+        used += cost
+    chosen.reverse()
+    return {
+        "session_id": session_id,
+        "summaries": [_summary_head(s) for s in chosen],
+        "context": render_restore(chosen),
+        "tokens": used,
+    }
+
+
+def render_restore(summaries: list[Summary]) -> str:
+    if not summaries:
+        return ""
+    blocks = [
+        f'<summary id="{s.summary_id}" kind="{s.kind.value}" depth="{s.depth}"'
+        f' earliest_at="{_iso(s.earliest_at)}" latest_at="{_iso(s.latest_at)}">\n{s.content.strip()}\n</summary>'
+        for s in summaries
+    ]
+    return "\n".join(["# Restored context (LCM)", RECALL_POINTER, "", *blocks])
+
+
+def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
+    """Run a registered recall capability (lcm_grep, lcm_search, lcm_describe, lcm_expand)."""
+    found = app.plugins.capabilities().get(name)
+    if found is None:
+        raise LcmError(f"capability {name!r} is not registered (is the recall plugin installed?)")
+    return to_jsonable(found.handler(app, args))
+
+
+def project_stats(app: App) -> list[dict[str, Any]]:
+    """``ProjectStorage.stats()`` of every project the backend knows."""
+    rows = []
+    for ref in app.storage.list_projects():
+        storage = app.storage.open_project(ref)
+        try:
+            stats = storage.stats()
+        finally:
+            storage.close()
+        rows.append({"project_id": ref.project_id, "root": ref.root, **to_jsonable(stats)})
+    return rows
+
+
+def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
+    conversation_id = session_conversation(storage, session_id)
+    if conversation_id is None:
+        return []
+    ids = [i.summary_id for i in storage.context.list_items(conversation_id)
+           if i.kind is ContextItemKind.SUMMARY and i.summary_id]
+    return storage.summaries.get_summaries(ids)
+
+
+def _recent_summaries(storage: ProjectStorage, *, exclude_session: str | None, limit: int) -> list[Summary]:
+    conversations = [c for c in storage.conversations.list_conversations() if c.session_id != exclude_session]
+    for conversation in reversed(conversations):  # newest conversation with summaries wins
+        ids = [i.summary_id for i in storage.context.list_items(conversation.conversation_id)
+               if i.kind is ContextItemKind.SUMMARY and i.summary_id]
+        if ids:
+            return storage.summaries.get_summaries(ids)[-limit:]
+    return []
+
+
+def _summary_head(s: Summary) -> dict[str, Any]:
+    return {"summary_id": s.summary_id, "depth": s.depth, "kind": s.kind.value, "token_count": s.token_count,
+            "earliest_at": _iso(s.earliest_at), "latest_at": _iso(s.latest_at)}
+
+
+def _iso(value: Any) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    data = to_jsonable(value)
+    return data if isinstance(data, dict) else {"result": data}

@@ -1,0 +1,149 @@
+"""The daemon's HTTP routes: JSON in, JSON out, same semantics as the CLI verbs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from .. import __version__
+from . import operations
+from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
+from .service import HOOK_EVENTS, DaemonService
+
+PROJECT = Field("project", Path, required=True)
+SESSION = Field("session_id", str)
+
+Handler = Callable[[Request], Awaitable[JSONResponse]]
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BadRequest(f"request body larger than {limit} bytes", status=413, code="body_too_large")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest(f"request body larger than {limit} bytes", status=413, code="body_too_large")
+        chunks.append(chunk)
+    return parse_json_object(b"".join(chunks))
+
+
+def service_of(request: Request) -> DaemonService:
+    found: DaemonService = request.app.state.service
+    return found
+
+
+async def health(request: Request) -> JSONResponse:
+    return JSONResponse({"ok": True, "service": "lcm", "version": __version__, "pid": os.getpid()})
+
+
+async def status(request: Request) -> JSONResponse:
+    return JSONResponse(service_of(request).status())
+
+
+async def ingest(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [
+        PROJECT, SESSION, Field("path", Path, required=True), Field("format", str),
+        Field("compact", str, default="incremental", choices=("none", "incremental", "full")),
+        Field("wait", bool, default=False),
+    ])
+    mode = None if body["compact"] == "none" else body["compact"]
+    result = await service_of(request).ingest(
+        body["project"], body["path"], session_id=body["session_id"], format_id=body["format"],
+        compact_mode=mode, wait=body["wait"],
+    )
+    return JSONResponse(result)
+
+
+async def compact(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [
+        PROJECT, SESSION, Field("mode", str, default="full", choices=("incremental", "full")),
+    ])
+    return JSONResponse(await service_of(request).compact(body["project"], body["session_id"], mode=body["mode"]))
+
+
+async def context(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [
+        PROJECT, Field("session_id", str, required=True), Field("budget_tokens", int, minimum=1),
+    ])
+    service = service_of(request)
+    app = service.app_for(body["project"])
+    return JSONResponse(await service.run(operations.context, app, body["session_id"],
+                                          budget_tokens=body["budget_tokens"]))
+
+
+async def restore(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [
+        PROJECT, SESSION, Field("transcript_path", Path),
+        Field("max_tokens", int, default=4000, minimum=1), Field("limit", int, default=12, minimum=1),
+    ])
+    service = service_of(request)
+    result: dict[str, Any] = {}
+    if body["transcript_path"] is not None and body["transcript_path"].exists():
+        result["reconciled"] = await service.ingest(
+            body["project"], body["transcript_path"], session_id=body["session_id"], format_id=None,
+            compact_mode=None, wait=False,
+        )
+    app = service.app_for(body["project"])
+    result.update(await service.run(operations.restore, app, body["session_id"],
+                                    max_tokens=body["max_tokens"], limit=body["limit"]))
+    return JSONResponse(result)
+
+
+async def hook(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [
+        Field("event", str, required=True), Field("payload", dict, required=True), Field("wait", bool),
+    ])
+    if body["event"] not in HOOK_EVENTS:
+        raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(HOOK_EVENTS))})")
+    service = service_of(request)
+    result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
+    service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
+    return JSONResponse(result)
+
+
+async def stats(request: Request) -> JSONResponse:
+    body = validate(await read_body(request), [Field("project", Path)])
+    service = service_of(request)
+    app = service.app_for(body["project"] or service.config.project_root)
+    rows = await service.run(operations.project_stats, app)
+    if body["project"] is not None:
+        wanted = str(body["project"].resolve())
+        rows = [r for r in rows if r["root"] == wanted]
+    return JSONResponse({"projects": rows})
+
+
+def capability_route(name: str) -> Handler:
+    async def handler(request: Request) -> JSONResponse:
+        body = await read_body(request)
+        project = validate(body, [PROJECT], allow_extra=True)["project"]
+        args = {k: v for k, v in body.items() if k != "project"}
+        service = service_of(request)
+        app = service.app_for(project)
+        return JSONResponse({"result": await service.run(operations.capability, app, f"lcm_{name}", args)})
+
+    return handler
+
+
+def routes() -> Sequence[Route]:
+    recall = [Route(f"/{n}", capability_route(n), methods=["POST"])
+              for n in ("grep", "search", "describe", "expand")]
+    return [
+        Route("/health", health, methods=["GET"]),
+        Route("/status", status, methods=["GET", "POST"]),
+        Route("/stats", stats, methods=["GET", "POST"]),
+        Route("/ingest", ingest, methods=["POST"]),
+        Route("/compact", compact, methods=["POST"]),
+        Route("/context", context, methods=["POST"]),
+        Route("/restore", restore, methods=["POST"]),
+        Route("/hook", hook, methods=["POST"]),
+        *recall,
+    ]

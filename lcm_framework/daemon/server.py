@@ -1,0 +1,132 @@
+"""Build the daemon's ASGI app (auth, error mapping, lifespan) and serve it with uvicorn."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..errors import (
+    ConfigError,
+    ConflictError,
+    DataValidationError,
+    LcmError,
+    NotFoundError,
+    StorageError,
+    StorageUnavailableError,
+    TranscriptError,
+    UnsupportedCapabilityError,
+)
+from .bodies import BadRequest
+from .files import ensure_token, log_path, pid_path
+from .routes import routes
+from .service import DaemonService
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..plugins import Plugins
+
+log = logging.getLogger("lcm.daemon")
+OPEN_PATHS = frozenset({"/health"})
+
+
+class BearerAuth:
+    """Every path but ``/health`` needs ``Authorization: Bearer <token>`` (constant-time compare)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                response = JSONResponse(
+                    {"error": "unauthorized", "message": "missing or wrong bearer token"},
+                    status_code=401, headers={"WWW-Authenticate": "Bearer"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def error_status(exc: BaseException) -> tuple[int, str]:
+    """HTTP status and code of an error; messages of LcmError are already sanitized."""
+    table: tuple[tuple[type[BaseException], int], ...] = (
+        (BadRequest, 400), (DataValidationError, 400), (ConfigError, 400), (NotFoundError, 404),
+        (ConflictError, 409), (TranscriptError, 422), (UnsupportedCapabilityError, 501),
+        (StorageUnavailableError, 503), (StorageError, 500), (LcmError, 500),
+    )
+    for kind, status in table:
+        if isinstance(exc, kind):
+            if isinstance(exc, BadRequest):
+                return exc.status, exc.code
+            return status, str(getattr(exc, "code", None) or type(exc).__name__)
+    return 500, "internal_error"
+
+
+async def _on_error(request: Request, exc: Exception) -> JSONResponse:
+    status, code = error_status(exc)
+    if isinstance(exc, BadRequest | LcmError):
+        message = str(exc)
+    else:
+        log.exception("unexpected error on %s", request.url.path)
+        message = "internal error (details in the daemon log)"
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True) -> ASGIApp:
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        if consume_outbox:
+            service.start_consumer()
+        try:
+            yield
+        finally:
+            await service.close()
+
+    app = Starlette(routes=list(routes()), lifespan=lifespan,
+                    exception_handlers={Exception: _on_error, BadRequest: _on_error, LcmError: _on_error})
+    app.state.service = service
+    return BearerAuth(app, token)
+
+
+def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None = None) -> int:
+    """Run the daemon in this process until SIGTERM/SIGINT; writes and removes the pid file."""
+    import uvicorn
+
+    home = config.home
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    token = ensure_token(home)
+    logging.basicConfig(
+        filename=str(log_path(home)), level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    os.chmod(log_path(home), 0o600)
+    port = int(config.get("daemon.port"))
+    service = DaemonService(config, plugins, overrides)
+    server = uvicorn.Server(uvicorn.Config(
+        build_app(service, token), host="127.0.0.1", port=port, log_level="warning", access_log=False,
+        lifespan="on", timeout_graceful_shutdown=30, log_config=None,
+    ))
+    pid_file = pid_path(home)
+    pid_file.write_text(f"{os.getpid()} {port}\n", encoding="utf-8")
+    log.info("daemon %s listening on 127.0.0.1:%s", os.getpid(), port)
+    try:
+        server.run()
+    finally:
+        try:
+            if pid_file.read_text(encoding="utf-8").split()[0] == str(os.getpid()):
+                pid_file.unlink()
+        except (OSError, IndexError):
+            pass
+        log.info("daemon %s stopped", os.getpid())
+    return 0 if server.started else 1

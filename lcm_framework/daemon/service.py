@@ -1,0 +1,273 @@
+"""The daemon's state: per-project apps, per-conversation locks, background work, the outbox consumer.
+
+Storage calls run in worker threads so requests for different projects
+proceed concurrently; mutating operations on one conversation (ingest,
+compact) hold an ``asyncio.Lock`` keyed by project and session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio.to_thread
+
+from ..errors import ConfigError, DataValidationError, LcmError, TranscriptError
+from ..outbox import Outbox, OutboxError, outbox_path
+from ..paths import find_project_root, project_id_for
+from . import operations
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..config import Config
+    from ..plugins import Plugins
+
+T = TypeVar("T")
+log = logging.getLogger("lcm.daemon")
+
+# What each agent hook event does. "restore" = reconcile then return the restored context.
+HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
+    "SessionStart": ("restore", None),
+    "UserPromptSubmit": ("ingest", None),
+    "Stop": ("ingest", "incremental"),
+    "SubagentStop": ("ingest", None),
+    "PreCompact": ("ingest", "full"),
+    "PostCompact": ("ingest", None),
+    "SessionEnd": ("ingest", "full"),
+}
+PERMANENT_ERRORS = (TranscriptError, DataValidationError, ConfigError)
+DRAIN_BATCH = 50
+DRAIN_INTERVAL_S = 2.0
+
+
+class DaemonService:
+    def __init__(self, config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None = None) -> None:
+        self.config = config
+        self.plugins = plugins
+        self.overrides = dict(overrides or {})
+        self.started_at = time.time()
+        self._apps: dict[Path, App] = {}
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._in_flight = 0
+        self._drain_wakeup = asyncio.Event()
+        self._consumer: asyncio.Task[None] | None = None
+        self._closing = False
+        self.drained_events = 0
+
+    # --- projects and threads ----------------------------------------------
+
+    def app_for(self, project: Path) -> App:
+        """The ``App`` of one project root (its own config file applies), built once and kept."""
+        from ..app import App
+        from ..config import load_config
+
+        root = project.resolve()
+        app = self._apps.get(root)
+        if app is None:
+            config = load_config(project=root, env=self.config.env, overrides=self.overrides)
+            app = self._apps.setdefault(root, App(config, self.plugins))
+        return app
+
+    @property
+    def projects(self) -> list[str]:
+        return sorted(str(p) for p in self._apps)
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a blocking storage call in a worker thread, counted as in-flight work."""
+        self._in_flight += 1
+        try:
+            return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+        finally:
+            self._in_flight -= 1
+
+    def lock(self, project: Path, session: str) -> asyncio.Lock:
+        key = (project_id_for(project), session)
+        found = self._locks.get(key)
+        if found is None:
+            found = self._locks[key] = asyncio.Lock()
+        return found
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        """Background work (compaction after ingest); drained at shutdown."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- operations ---------------------------------------------------------
+
+    async def ingest(self, project: Path, path: Path, *, session_id: str | None, format_id: str | None,
+                     compact_mode: str | None, wait: bool) -> dict[str, Any]:
+        app = self.app_for(project)
+        key = session_id or str(path)
+        async with self.lock(project, key):
+            report = await self.run(operations.ingest, app, path, format_id=format_id)
+        result: dict[str, Any] = {"ingest": report, "compaction": None}
+        if compact_mode and session_id:
+            if wait:
+                result["compaction"] = await self.compact(project, session_id, mode=compact_mode)
+            else:
+                self.spawn(self._background_compact(project, session_id, compact_mode))
+                result["compaction"] = "scheduled"
+        return result
+
+    async def compact(self, project: Path, session_id: str | None, *, mode: str) -> dict[str, Any]:
+        app = self.app_for(project)
+        async with self.lock(project, session_id or "*"):
+            return await self.run(operations.compact, app, session_id, mode=mode)
+
+    async def _background_compact(self, project: Path, session_id: str, mode: str) -> None:
+        try:
+            await self.compact(project, session_id, mode=mode)
+        except Exception as exc:  # best effort: compaction failures never break ingestion
+            log.warning("background %s compaction of a session failed: %s", mode, _describe(exc))
+
+    async def hook(self, event: str, payload: Mapping[str, Any], *, wait: bool = False) -> dict[str, Any]:
+        """Handle one agent hook event (from the ``/hook`` route or the outbox)."""
+        action, compact_mode = HOOK_EVENTS.get(event, ("ingest", None))
+        project = hook_project(payload)
+        session_id = _text(payload.get("session_id"))
+        transcript = _text(payload.get("transcript_path"))
+        result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
+        if transcript:
+            path = Path(transcript).expanduser()
+            if not path.is_absolute():
+                raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
+            if path.exists():
+                result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
+                                                compact_mode=compact_mode, wait=wait))
+            elif action != "restore":
+                raise TranscriptError("the transcript named by the hook does not exist")
+        if action == "restore":
+            result["restore"] = await self.run(
+                operations.restore, self.app_for(project), session_id, max_tokens=4000, limit=12
+            )
+        return result
+
+    # --- the outbox consumer -----------------------------------------------
+
+    def wake_consumer(self) -> None:
+        self._drain_wakeup.set()
+
+    def start_consumer(self) -> None:
+        self._consumer = asyncio.ensure_future(self._consume())
+
+    async def _consume(self) -> None:
+        while not self._closing:
+            try:
+                await self.drain_outbox()
+            except Exception as exc:
+                log.warning("outbox drain failed: %s", _describe(exc))
+            try:
+                await asyncio.wait_for(self._drain_wakeup.wait(), timeout=DRAIN_INTERVAL_S)
+            except TimeoutError:
+                pass
+            self._drain_wakeup.clear()
+
+    async def drain_outbox(self) -> int:
+        """Process due outbox events in sequence order (bounded batches); returns how many were processed."""
+        path = outbox_path(self.config.home)
+        if not path.exists():
+            return 0
+        done = 0
+        box = await self.run(Outbox, path)
+        try:
+            while not self._closing:
+                batch = await self.run(box.ready, limit=DRAIN_BATCH)
+                if not batch:
+                    break
+                for item in batch:
+                    if self._closing:
+                        break
+                    try:
+                        await self.hook(item.event, item.payload, wait=True)
+                    except PERMANENT_ERRORS as exc:
+                        await self.run(box.mark_processed, item.uuid, error_code=_code(exc))
+                    except Exception as exc:
+                        await self.run(box.mark_failed, item.uuid, _code(exc))
+                        log.warning("outbox event %s failed (%s); will retry", item.seq, _code(exc))
+                    else:
+                        await self.run(box.mark_processed, item.uuid)
+                        done += 1
+                if len(batch) < DRAIN_BATCH:
+                    break
+        finally:
+            await self.run(box.close)
+        self.drained_events += done
+        return done
+
+    def backlog(self) -> dict[str, Any] | None:
+        try:
+            from ..outbox import read_backlog
+
+            found = read_backlog(self.config.home)
+        except OutboxError as exc:
+            return {"error": str(exc)}
+        if found is None:
+            return None
+        from ..cli.output import to_jsonable
+
+        return dict(to_jsonable(found))
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "port": self.config.get("daemon.port"),
+            "uptime_s": round(time.time() - self.started_at, 1),
+            "backend": self.config.get("storage.backend"),
+            "projects": self.projects,
+            "in_flight": self._in_flight,
+            "background_tasks": len(self._tasks),
+            "outbox": self.backlog(),
+            "drained_events": self.drained_events,
+        }
+
+    # --- shutdown -----------------------------------------------------------
+
+    async def close(self, *, drain_timeout_s: float = 30.0) -> None:
+        """Stop the consumer, let background work finish (bounded), then close every project's storage."""
+        self._closing = True
+        self._drain_wakeup.set()
+        if self._consumer is not None:
+            try:
+                await asyncio.wait_for(self._consumer, timeout=drain_timeout_s)
+            except (TimeoutError, asyncio.CancelledError):
+                self._consumer.cancel()
+        if self._tasks:
+            _done, pending = await asyncio.wait(set(self._tasks), timeout=drain_timeout_s)
+            for task in pending:
+                task.cancel()
+        for app in list(self._apps.values()):
+            await self.run(app.close)
+        self._apps.clear()
+
+
+def hook_project(payload: Mapping[str, Any]) -> Path:
+    """The project root of a hook event: its ``project`` field, else found from its ``cwd``."""
+    given = _text(payload.get("project"))
+    if given:
+        return Path(given)
+    cwd = _text(payload.get("cwd"))
+    if not cwd or not Path(cwd).is_absolute():
+        raise DataValidationError("hook payload needs an absolute cwd or project", backend="daemon",
+                                  domain="hooks")
+    return find_project_root(Path(cwd))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _code(exc: BaseException) -> str:
+    return str(getattr(exc, "code", None) or type(exc).__name__)
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, LcmError) else type(exc).__name__
+
+
