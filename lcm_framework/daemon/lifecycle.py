@@ -45,6 +45,20 @@ def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subpro
         os.close(fd)
 
 
+def spawn_throttled(home: Path, port: int, *, every_s: float = 10.0) -> bool:
+    """``spawn`` unless another hook did so in the last ``every_s`` seconds (hooks fire in bursts)."""
+    stamp = home / "daemon.spawn"
+    try:
+        if time.time() - stamp.stat().st_mtime < every_s:
+            return False
+    except OSError:
+        pass
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp.touch()
+    spawn(home, port)
+    return True
+
+
 def start_background(home: Path, port: int, *, wait_s: float = 15.0) -> DaemonState:
     """Start the daemon unless it runs; wait until ``/health`` answers. Raises RuntimeError on failure."""
     current = state(home, port)

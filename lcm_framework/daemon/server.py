@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -99,6 +100,19 @@ def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True
     return BearerAuth(app, token)
 
 
+def bind_loopback(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise LcmError(f"cannot listen on 127.0.0.1:{port}: {reason} (is a daemon already running?)") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None = None) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT; writes and removes the pid file."""
     import uvicorn
@@ -112,6 +126,7 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     )
     os.chmod(log_path(home), 0o600)
     port = int(config.get("daemon.port"))
+    sock = bind_loopback(port)  # before the pid file: a second daemon on the same port exits here
     service = DaemonService(config, plugins, overrides)
     server = uvicorn.Server(uvicorn.Config(
         build_app(service, token), host="127.0.0.1", port=port, log_level="warning", access_log=False,
@@ -121,7 +136,7 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     pid_file.write_text(f"{os.getpid()} {port}\n", encoding="utf-8")
     log.info("daemon %s listening on 127.0.0.1:%s", os.getpid(), port)
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         try:
             if pid_file.read_text(encoding="utf-8").split()[0] == str(os.getpid()):

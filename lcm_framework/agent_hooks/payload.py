@@ -1,0 +1,61 @@
+"""Parse an agent's hook JSON (stdin) into the small event LCM forwards: ids and paths only."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_STDIN_BYTES = 1024 * 1024
+AGENTS = ("claude", "codex")
+# Event-specific fields kept besides the common ones (all short identifiers, never content).
+EXTRA_FIELDS = ("source", "trigger", "reason", "turn_id", "model", "agent_id", "agent_type", "stop_hook_active")
+
+
+class PayloadError(ValueError):
+    """The hook input is not a usable JSON object."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    agent: str
+    event: str
+    session_id: str | None
+    transcript_path: str | None
+    cwd: str | None
+    extra: dict[str, Any]
+
+    def forward(self, project: Path | None) -> dict[str, Any]:
+        """The payload sent to the daemon or stored in the outbox."""
+        body: dict[str, Any] = {"agent": self.agent, "session_id": self.session_id,
+                                "transcript_path": self.transcript_path, "cwd": self.cwd}
+        if project is not None:
+            body["project"] = str(project)
+        body.update(self.extra)
+        return {k: v for k, v in body.items() if v is not None}
+
+
+def parse(raw: bytes, *, event: str, agent: str) -> HookInput:
+    if len(raw) > MAX_STDIN_BYTES:
+        raise PayloadError(f"hook input larger than {MAX_STDIN_BYTES} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PayloadError(f"hook input is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PayloadError("hook input is not a JSON object")
+    named = _text(data.get("hook_event_name"))
+    extra = {k: data[k] for k in EXTRA_FIELDS if isinstance(data.get(k), str | bool | int)}
+    return HookInput(
+        agent=agent,
+        event=event or named or "",
+        session_id=_text(data.get("session_id")),
+        transcript_path=_text(data.get("transcript_path")),
+        cwd=_text(data.get("cwd")),
+        extra=extra,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value and "\x00" not in value else None

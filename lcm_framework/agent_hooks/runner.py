@@ -1,0 +1,135 @@
+"""``lcm hook EVENT``: forward one agent hook event to the daemon; never block or break the agent.
+
+Always exits 0. Warnings go to stderr. The daemon call has a small time
+budget; when the daemon (or its storage) is unavailable the event is captured
+in the local outbox, the daemon is started in the background (unless
+``daemon.autostart = false``) and drains the outbox when it is up.
+Re-delivery is safe: ingest is idempotent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
+from .payload import AGENTS, HookInput, PayloadError, parse
+
+BUDGET_S = 2.0
+SESSION_START_BUDGET_S = 4.0
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True, slots=True)
+class HookSettings:
+    home: Path
+    port: int
+    autostart: bool
+    project: Path | None
+
+
+def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="lcm hook", description=__doc__)
+    parser.add_argument("event", help="the agent's hook event (SessionStart, Stop, PreCompact, SessionEnd, ...)")
+    parser.add_argument("--agent", choices=AGENTS, default="claude")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit:
+        return 0
+    return run(args.event, args.agent, (stdin or sys.stdin.buffer).read(), timeout_s=args.timeout,
+               out=stdout or sys.stdout, err=stderr or sys.stderr)
+
+
+def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
+        env: Mapping[str, str] | None = None) -> int:
+    try:
+        hook = parse(raw, event=event, agent=agent)
+    except PayloadError as exc:
+        _warn(err, f"ignored {event} hook input: {exc}")
+        return 0
+    try:
+        settings = load_settings(hook, env)
+    except Exception as exc:  # a broken config must not break the agent
+        _warn(err, f"configuration unusable ({exc}); using defaults")
+        settings = default_settings(hook, env)
+    budget = timeout_s or (SESSION_START_BUDGET_S if hook.event == "SessionStart" else BUDGET_S)
+    payload = hook.forward(settings.project)
+    client = DaemonClient.for_home(settings.home, settings.port, timeout_s=budget)
+    try:
+        answer = client.post("/hook", {"event": hook.event, "payload": payload})
+    except DaemonUnavailable as exc:
+        _fallback(settings, hook, payload, err, reason=str(exc), start=True)
+        return 0
+    except DaemonRequestError as exc:
+        if exc.status in RETRYABLE_STATUS:
+            _fallback(settings, hook, payload, err, reason=str(exc), start=False)
+        else:
+            _warn(err, f"{hook.event}: {exc}")
+        return 0
+    if hook.event == "SessionStart":
+        emit_context(answer, out)
+    return 0
+
+
+def emit_context(answer: Mapping[str, Any], out: TextIO) -> None:
+    """Print the restored context the way Claude Code and Codex inject it (hookSpecificOutput JSON)."""
+    text = str((answer.get("restore") or {}).get("context") or "")
+    if text:
+        json.dump({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}, out)
+        out.write("\n")
+
+
+def load_settings(hook: HookInput, env: Mapping[str, str] | None) -> HookSettings:
+    from ..config import load_config
+    from ..paths import find_project_root
+
+    cwd = Path(hook.cwd) if hook.cwd and Path(hook.cwd).is_absolute() else None
+    project = find_project_root(cwd) if cwd is not None else None
+    config = load_config(cwd=cwd, project=project, env=env)
+    return HookSettings(config.home, int(config.get("daemon.port")), bool(config.get("daemon.autostart")),
+                        project)
+
+
+def default_settings(hook: HookInput, env: Mapping[str, str] | None) -> HookSettings:
+    from ..paths import find_project_root, lcm_home
+
+    environ = os.environ if env is None else env
+    cwd = Path(hook.cwd) if hook.cwd and Path(hook.cwd).is_absolute() else None
+    port = environ.get("LCM_DAEMON_PORT", "3737")
+    return HookSettings(lcm_home(environ), int(port) if port.isdigit() else 3737, True,
+                        find_project_root(cwd) if cwd is not None else None)
+
+
+def _fallback(settings: HookSettings, hook: HookInput, payload: dict[str, Any], err: TextIO, *,
+              reason: str, start: bool) -> None:
+    from ..outbox import Outbox, OutboxError, outbox_path
+
+    try:
+        with Outbox(outbox_path(settings.home)) as box:
+            box.capture(hook.event, payload)
+        _warn(err, f"{hook.event}: {reason}; event kept in the outbox for the daemon to replay")
+    except OutboxError as exc:
+        _warn(err, f"{hook.event}: {reason}; and the outbox failed too: {exc}")
+    if start and settings.autostart:
+        from ..daemon.lifecycle import spawn_throttled
+
+        try:
+            spawn_throttled(settings.home, settings.port)
+        except OSError as exc:
+            _warn(err, f"could not start the daemon: {exc}")
+
+
+def _warn(err: TextIO, message: str) -> None:
+    try:
+        err.write(f"lcm: warning: {message}\n")
+        err.flush()
+    except (OSError, ValueError):
+        pass

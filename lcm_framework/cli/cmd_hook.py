@@ -1,0 +1,42 @@
+"""``lcm hook EVENT [--agent claude|codex]``: the command agents run on their hook events.
+
+``lcm hook ...`` normally takes the fast path in ``cli/main.py`` (no plugin
+loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("event", help="SessionStart, Stop, PreCompact, SessionEnd (others are ingested)")
+    parser.add_argument("--agent", choices=("claude", "codex"), default="claude")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    import sys
+
+    from ..agent_hooks.runner import run as run_hook
+
+    return run_hook(args.event, args.agent, sys.stdin.buffer.read(), timeout_s=args.timeout,
+                    out=sys.stdout, err=sys.stderr)
+
+
+COMMAND = CommandSpec(
+    name="hook",
+    help="handle an agent hook event read as JSON on stdin (always exits 0)",
+    description=(
+        "Reads the hook JSON of Claude Code or Codex on stdin and forwards it to the daemon within a small\n"
+        "time budget. SessionStart prints the restored context (hookSpecificOutput.additionalContext);\n"
+        "Stop ingests the new part of the transcript; PreCompact and SessionEnd ingest and compact.\n"
+        "When the daemon or storage is unavailable the event goes to $LCM_HOME/outbox.db and the daemon\n"
+        "(started in the background unless daemon.autostart = false) replays it. Never fails the agent."
+    ),
+    configure=configure,
+    run=run,
+)
