@@ -64,6 +64,12 @@ def _overrides(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["hook"] and not {"-h", "--help"} & set(raw):
+        # Agent hooks run on every turn: skip plugin loading (see lcm_framework/agent_hooks).
+        from ..agent_hooks.runner import main as hook_main
+
+        return hook_main(raw[1:])
     from ..plugins import build_plugins
 
     try:
