@@ -1,0 +1,1 @@
+"""Built-in summarizers: litellm (any provider), extractive (offline default) and truncate."""

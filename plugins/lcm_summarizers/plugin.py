@@ -1,0 +1,30 @@
+"""Registers the built-in summarizers; each factory imports its module only when called."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lcm_framework.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from lcm_framework.config import Config
+    from lcm_framework.summarize.contracts import Summarizer, SummarizerFactory
+
+
+def extractive(config: Config) -> Summarizer:
+    from .extractive import ExtractiveSummarizer
+
+    return ExtractiveSummarizer(config)
+
+
+def truncate(config: Config) -> Summarizer:
+    from .truncate import TruncateSummarizer
+
+    return TruncateSummarizer(config)
+
+
+@hookimpl(trylast=True)
+def lcm_register_summarizers(register: Callable[[str, SummarizerFactory], None]) -> None:
+    register("extractive", extractive)
+    register("truncate", truncate)

@@ -1,0 +1,1 @@
+"""LCM's built-in Jinja prompt templates and the prompt source that serves them."""

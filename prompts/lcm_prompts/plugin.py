@@ -1,0 +1,17 @@
+"""Registers the built-in templates (``templates/*.j2``) as prompt source ``builtin``, priority 0."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lcm_framework.extensions import PromptSource
+from lcm_framework.hookspecs import hookimpl
+from lcm_framework.summarize.prompts import DirectorySource
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+
+
+@hookimpl(trylast=True)
+def lcm_register_prompt_sources(register: Callable[[PromptSource], None]) -> None:
+    register(DirectorySource("builtin", TEMPLATE_DIR, priority=0))
