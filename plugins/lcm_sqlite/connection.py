@@ -1,0 +1,173 @@
+"""One project's SQLite connection: opening, locking, operations and transactions.
+
+A ``Database`` owns one ``sqlite3`` connection shared by the threads that use
+its ``ProjectStorage``; an ``RLock`` serializes them and is held for a whole
+transaction. Every repository call runs inside ``op()``: outside a
+transaction it is its own ``BEGIN``/``COMMIT`` (``BEGIN IMMEDIATE`` for
+writes), inside one it is a savepoint, so multi-row operations stay atomic
+either way. Driver exceptions are translated at this boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from lcm_framework.errors import LcmError, NestedTransactionError, StorageError
+
+from .errors import BACKEND, closed, translate
+
+T = TypeVar("T")
+FILE_MODE = 0o600
+
+
+class TxToken:
+    """Marks repositories bound to one transaction; inactive once it ended."""
+
+    __slots__ = ("active", "thread")
+
+    def __init__(self) -> None:
+        self.active = True
+        self.thread = threading.get_ident()
+
+
+def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | None) -> sqlite3.Connection:
+    """Open (creating with mode 0600 if missing) the database file in WAL mode with foreign keys on."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        os.close(fd)
+        os.chmod(path, FILE_MODE)
+        conn = sqlite3.connect(
+            str(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
+    except OSError:
+        raise StorageError("the database file cannot be opened", backend=BACKEND, domain=domain,
+                           project=project, code="io_error") from None
+    except sqlite3.Error as exc:
+        raise translate(exc, domain, project) from None
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise translate(exc, domain, project) from None
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.chmod(side, FILE_MODE)
+    return conn
+
+
+class Database:
+    """A project's connection plus its lock, transaction state and error context."""
+
+    def __init__(self, conn: sqlite3.Connection, project_id: str) -> None:
+        self.project_id = project_id
+        self._conn: sqlite3.Connection | None = conn
+        self._lock = threading.RLock()
+        self._tx_thread: int | None = None
+        self._depth = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    @contextmanager
+    def op(self, domain: str, *, write: bool = False, token: TxToken | None = None) -> Iterator[sqlite3.Connection]:
+        """Run one repository operation atomically; translate driver errors."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise closed(domain, self.project_id)
+            if token is not None and (not token.active or token.thread != threading.get_ident()):
+                raise StorageError("the transaction these repositories belong to has ended", backend=BACKEND,
+                                   domain=domain, project=self.project_id, code="transaction_ended")
+            self._depth += 1
+            name = f"lcm_op_{self._depth}"
+            nested = conn.in_transaction
+            try:
+                conn.execute(f"SAVEPOINT {name}" if nested else ("BEGIN IMMEDIATE" if write else "BEGIN"))
+                try:
+                    yield conn
+                except BaseException:
+                    if nested:
+                        conn.execute(f"ROLLBACK TO {name}")
+                        conn.execute(f"RELEASE {name}")
+                    elif conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute(f"RELEASE {name}" if nested else "COMMIT")
+            except sqlite3.Error as exc:
+                self._abort_quietly(conn, nested)
+                raise translate(exc, domain, self.project_id) from None
+            finally:
+                self._depth -= 1
+
+    def _abort_quietly(self, conn: sqlite3.Connection, nested: bool) -> None:
+        if not nested and conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+    def transaction(self, fn: Callable[[TxToken], T]) -> T:
+        """Run ``fn`` inside ``BEGIN IMMEDIATE``; commit on return, roll back and re-raise sanitized on error."""
+        if self._tx_thread == threading.get_ident():
+            raise NestedTransactionError("a transaction is already open on this project", backend=BACKEND,
+                                         domain="transaction", project=self.project_id, code="nested")
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise closed("transaction", self.project_id)
+            token = TxToken()
+            self._tx_thread = token.thread
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                result = fn(token)
+                conn.execute("COMMIT")
+                return result
+            except BaseException as exc:
+                live = self._conn
+                if live is not None and live.in_transaction:
+                    try:
+                        live.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if isinstance(exc, sqlite3.Error):
+                    raise translate(exc, "transaction", self.project_id) from None
+                if isinstance(exc, LcmError) or not isinstance(exc, Exception):
+                    raise
+                raise StorageError(f"the transaction was rolled back after {type(exc).__name__}",
+                                   backend=BACKEND, domain="transaction", project=self.project_id,
+                                   code="transaction_aborted") from exc
+            finally:
+                token.active = False
+                self._tx_thread = None
+
+    def run(self, fn: Callable[[sqlite3.Connection], T], domain: str) -> T:
+        """Run ``fn`` with the raw connection outside any transaction (maintenance: migrations, probes)."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise closed(domain, self.project_id)
+            try:
+                return fn(conn)
+            except sqlite3.Error as exc:
+                self._abort_quietly(conn, False)
+                raise translate(exc, domain, self.project_id) from None
+
+    def close(self) -> None:
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass

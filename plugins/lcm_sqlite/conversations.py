@@ -1,0 +1,271 @@
+"""Conversations, messages and message parts."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from lcm_framework.storage.models import (
+    Conversation,
+    DeleteResult,
+    Message,
+    MessagePart,
+    NewMessage,
+    NewPart,
+    PartKind,
+    Role,
+)
+
+from .clock import from_us, now_us, to_us
+from .context import renumber
+from .scope import Repository, chunks, marks
+
+_CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
+_MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM messages"
+_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata"
+
+
+def _conversation(row: Sequence[Any]) -> Conversation:
+    return Conversation(conversation_id=row[0], session_id=row[1], title=row[2], created_at=from_us(row[3]))
+
+
+def message_from_row(row: Sequence[Any]) -> Message:
+    return Message(message_id=row[0], conversation_id=row[1], seq=row[2], role=Role(row[3]), content=row[4],
+                   token_count=row[5], created_at=from_us(row[6]))
+
+
+def part_id(message_id: int, ordinal: int) -> str:
+    return f"part_{message_id}_{ordinal}"
+
+
+class SqliteConversations(Repository):
+    domain = "conversations"
+
+    # --- conversations ---------------------------------------------------
+
+    def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
+        self._check_session(session_id, title)
+        with self._op(write=True) as conn:
+            return self._insert_conversation(conn, session_id, title)
+
+    def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
+        self._check_session(session_id, title)
+        with self._op(write=True) as conn:
+            row = conn.execute(
+                f"{_CONVERSATION} WHERE session_id = ? ORDER BY created_at DESC, conversation_id DESC LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            return _conversation(row) if row else self._insert_conversation(conn, session_id, title)
+
+    def get_conversation(self, conversation_id: int) -> Conversation | None:
+        self._check.count("conversation_id", conversation_id)
+        with self._op() as conn:
+            row = conn.execute(f"{_CONVERSATION} WHERE conversation_id = ?", (conversation_id,)).fetchone()
+        return _conversation(row) if row else None
+
+    def find_conversations(self, session_id: str) -> list[Conversation]:
+        self._check.text("session_id", session_id)
+        with self._op() as conn:
+            rows = conn.execute(f"{_CONVERSATION} WHERE session_id = ? ORDER BY created_at, conversation_id",
+                                (session_id,)).fetchall()
+        return [_conversation(r) for r in rows]
+
+    def list_conversations(self, *, limit: int | None = None) -> list[Conversation]:
+        bound = self._limit(limit)
+        if bound == 0:
+            return []
+        with self._op() as conn:
+            rows = conn.execute(f"{_CONVERSATION} ORDER BY created_at, conversation_id LIMIT ?",
+                                (-1 if bound is None else bound,)).fetchall()
+        return [_conversation(r) for r in rows]
+
+    def _check_session(self, session_id: str, title: str | None) -> None:
+        if not isinstance(session_id, str):
+            raise self._invalid("session_id must be text", "invalid_type")
+        self._check.text("session_id", session_id)
+        self._check.text("title", title)
+
+    def _insert_conversation(self, conn: sqlite3.Connection, session_id: str, title: str | None) -> Conversation:
+        created = now_us()
+        cur = conn.execute("INSERT INTO conversations (session_id, title, created_at) VALUES (?, ?, ?)",
+                           (session_id, title, created))
+        assert cur.lastrowid is not None
+        return Conversation(cur.lastrowid, session_id, title, from_us(created))
+
+    # --- messages --------------------------------------------------------
+
+    def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
+        self._check.count("conversation_id", conversation_id)
+        for message in messages:
+            if message.seq is not None:
+                raise self._invalid("append_messages allocates seq; use insert_messages for explicit seq",
+                                    "explicit_seq")
+        rows = self._rows(messages)
+        if not rows:
+            return []
+        with self._op(write=True) as conn:
+            self._require_conversation(conn, conversation_id)
+            last = conn.execute("SELECT max(seq) FROM messages WHERE conversation_id = ?",
+                                (conversation_id,)).fetchone()[0]
+            start = 0 if last is None else last + 1
+            seqs = list(range(start, start + len(rows)))
+            return self._store(conn, conversation_id, messages, rows, seqs)
+
+    def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
+        self._check.count("conversation_id", conversation_id)
+        seqs: list[int] = []
+        for message in messages:
+            if message.seq is None:
+                raise self._invalid("insert_messages needs an explicit seq on every message", "missing_seq")
+            self._check.count("seq", message.seq)
+            seqs.append(message.seq)
+        if len(set(seqs)) != len(seqs):
+            raise self._conflict("the batch repeats a seq", "duplicate")
+        rows = self._rows(messages)
+        if not rows:
+            return []
+        with self._op(write=True) as conn:
+            self._require_conversation(conn, conversation_id)
+            return self._store(conn, conversation_id, messages, rows, seqs)
+
+    def _rows(self, messages: Sequence[NewMessage]) -> list[tuple[str, str, int, int | None]]:
+        """Validate every message and part before any database access."""
+        rows = []
+        for message in messages:
+            role = self._role(message.role)
+            self._check.text("content", message.content)
+            if not isinstance(message.content, str):
+                raise self._invalid("content must be text", "invalid_type")
+            self._check.count("token_count", message.token_count)
+            for part in message.parts:
+                self._check_part(part)
+            created = None if message.created_at is None else to_us(message.created_at)
+            rows.append((role.value, message.content, message.token_count, created))
+        return rows
+
+    def _check_part(self, part: NewPart) -> None:
+        try:
+            PartKind(part.kind)
+        except ValueError:
+            raise self._invalid("part kind is not a known kind", "invalid_enum") from None
+        for name in ("text", "tool_call_id", "tool_name", "raw_json", "metadata"):
+            self._check.text(f"part.{name}", getattr(part, name))
+
+    def _role(self, value: object) -> Role:
+        try:
+            return Role(value)
+        except ValueError:
+            raise self._invalid("role must be user, assistant, system or tool", "invalid_enum") from None
+
+    def _store(self, conn: sqlite3.Connection, conversation_id: int, messages: Sequence[NewMessage],
+               rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:
+        default_created = now_us()
+        conn.executemany(
+            "INSERT INTO messages (conversation_id, seq, role, content, token_count, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(conversation_id, seq, role, content, tokens, default_created if created is None else created)
+             for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)],
+        )
+        ids = self._ids_by_seq(conn, conversation_id, seqs)
+        parts = [
+            (ids[seq], ordinal, PartKind(p.kind).value, p.text, p.tool_call_id, p.tool_name, int(bool(p.is_error)),
+             p.raw_json, p.metadata)
+            for seq, message in zip(seqs, messages, strict=True)
+            for ordinal, p in enumerate(message.parts)
+        ]
+        if parts:
+            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             parts)
+        return [
+            Message(ids[seq], conversation_id, seq, Role(role), content, tokens,
+                    from_us(default_created if created is None else created))
+            for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)
+        ]
+
+    def _ids_by_seq(self, conn: sqlite3.Connection, conversation_id: int, seqs: list[int]) -> dict[int, int]:
+        low, high = min(seqs), max(seqs)
+        if high - low + 1 == len(seqs):
+            found = conn.execute("SELECT seq, message_id FROM messages WHERE conversation_id = ? "
+                                 "AND seq BETWEEN ? AND ?", (conversation_id, low, high)).fetchall()
+            return dict(found)
+        ids: dict[int, int] = {}
+        for group in chunks(seqs):
+            ids.update(conn.execute(f"SELECT seq, message_id FROM messages WHERE conversation_id = ? "
+                                    f"AND seq IN ({marks(group)})", (conversation_id, *group)).fetchall())
+        return ids
+
+    def _require_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> None:
+        if conn.execute("SELECT 1 FROM conversations WHERE conversation_id = ?", (conversation_id,)).fetchone() \
+                is None:
+            raise self._not_found("conversation")
+
+    def list_messages(self, conversation_id: int, *, after_seq: int | None = None,
+                      limit: int | None = None) -> list[Message]:
+        self._check.count("conversation_id", conversation_id)
+        self._check.optional_count("after_seq", after_seq)
+        bound = self._limit(limit)
+        if bound == 0:
+            return []
+        with self._op() as conn:
+            rows = conn.execute(f"{_MESSAGE} WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                                (conversation_id, -1 if after_seq is None else after_seq,
+                                 -1 if bound is None else bound)).fetchall()
+        return [message_from_row(r) for r in rows]
+
+    def get_messages(self, message_ids: Sequence[int]) -> list[Message]:
+        ids = self._ids("message_id", message_ids)
+        found: dict[int, Message] = {}
+        with self._op() as conn:
+            for group in chunks(sorted(set(ids))):
+                for row in conn.execute(f"{_MESSAGE} WHERE message_id IN ({marks(group)})", group):
+                    found[row[0]] = message_from_row(row)
+        return [found[i] for i in ids if i in found]
+
+    def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
+        self._check.count("conversation_id", conversation_id)
+        self._check.text("role", role)
+        self._check.text("content", content)
+        with self._op() as conn:
+            rows = conn.execute(f"{_MESSAGE} WHERE conversation_id = ? AND role = ? AND content = ? ORDER BY seq",
+                                (conversation_id, str(getattr(role, "value", role)), content)).fetchall()
+        return [message_from_row(r) for r in rows]
+
+    def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
+        ids = sorted(set(self._ids("message_id", message_ids)))
+        out: dict[int, list[MessagePart]] = {}
+        with self._op() as conn:
+            for group in chunks(ids):
+                rows = conn.execute(f"SELECT {_PART_COLUMNS} FROM message_parts WHERE message_id IN "
+                                    f"({marks(group)}) ORDER BY message_id, ordinal", group).fetchall()
+                for r in rows:
+                    out.setdefault(r[0], []).append(
+                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), r[3], r[4], r[5], bool(r[6]),
+                                    r[7], r[8]))
+        return out
+
+    def message_count(self, conversation_id: int) -> int:
+        self._check.count("conversation_id", conversation_id)
+        with self._op() as conn:
+            return int(conn.execute("SELECT count(*) FROM messages WHERE conversation_id = ?",
+                                    (conversation_id,)).fetchone()[0])
+
+    def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
+        ids = list(dict.fromkeys(self._ids("message_id", message_ids)))
+        if not ids:
+            return DeleteResult((), ())
+        with self._op(write=True) as conn:
+            existing: dict[int, int] = {}
+            summarized: set[int] = set()
+            for group in chunks(ids):
+                existing.update(conn.execute(f"SELECT message_id, conversation_id FROM messages "
+                                             f"WHERE message_id IN ({marks(group)})", group).fetchall())
+                summarized.update(r[0] for r in conn.execute(
+                    f"SELECT DISTINCT message_id FROM summary_messages WHERE message_id IN ({marks(group)})", group))
+            deleted = [i for i in ids if i in existing and i not in summarized]
+            for group in chunks(deleted):
+                conn.execute(f"DELETE FROM context_items WHERE message_id IN ({marks(group)})", group)
+                conn.execute(f"DELETE FROM messages WHERE message_id IN ({marks(group)})", group)
+            for conversation_id in sorted({existing[i] for i in deleted}):
+                renumber(conn, conversation_id)
+        return DeleteResult(tuple(deleted), tuple(i for i in ids if i in summarized and i in existing))

@@ -1,0 +1,121 @@
+"""Full-text tiers: FTS5 (bm25), FTS4 (sqlite-fts4 ``rank_bm25``) or a LIKE scan.
+
+Each searchable table has an external-content index ``<table>_fts`` kept in
+sync by triggers. The tier built into a database is recorded in ``meta``;
+opening it with another active tier drops the old index and rebuilds.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from lcm_framework.errors import ConfigError
+from lcm_framework.storage.contracts import FullTextTier
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A searchable table: its name and the column holding its rowid."""
+
+    table: str
+    rowid: str
+
+    @property
+    def index(self) -> str:
+        return f"{self.table}_fts"
+
+
+SOURCES = (Source("messages", "message_id"), Source("summaries", "rowid"), Source("memories", "memory_id"))
+TIERS = (FullTextTier.FTS5, FullTextTier.FTS4, FullTextTier.LIKE)
+
+
+@functools.cache
+def available() -> frozenset[FullTextTier]:
+    """Tiers this SQLite build supports (probed once on an in-memory database)."""
+    found = {FullTextTier.LIKE}
+    conn = sqlite3.connect(":memory:")
+    try:
+        for tier in (FullTextTier.FTS5, FullTextTier.FTS4):
+            try:
+                conn.execute(f"CREATE VIRTUAL TABLE probe_{tier.value} USING {tier.value}(a)")
+                found.add(tier)
+            except sqlite3.Error:
+                pass
+    finally:
+        conn.close()
+    return frozenset(found)
+
+
+def resolve(setting: str) -> FullTextTier:
+    """The tier for ``storage.fts_tier`` (auto: the best available); a forced unavailable tier is refused."""
+    have = available()
+    if setting == "auto":
+        return next(tier for tier in TIERS if tier in have)
+    tier = FullTextTier(setting)
+    if tier not in have:
+        raise ConfigError(f"storage.fts_tier={setting} is not supported by this SQLite build "
+                          f"(available: {', '.join(t.value for t in TIERS if t in have)})")
+    return tier
+
+
+def _ddl(tier: FullTextTier, src: Source) -> list[str]:
+    idx, table, rowid = src.index, src.table, src.rowid
+    if tier is FullTextTier.FTS5:
+        create = (f"CREATE VIRTUAL TABLE {idx} USING fts5(content, content='{table}', "
+                  f"content_rowid='{rowid}', tokenize='unicode61')")
+        delete = f"INSERT INTO {idx}({idx}, rowid, content) VALUES ('delete', old.{rowid}, old.content);"
+        insert = f"INSERT INTO {idx}(rowid, content) VALUES (new.{rowid}, new.content);"
+    else:
+        create = f"CREATE VIRTUAL TABLE {idx} USING fts4(content, content='{table}', tokenize=unicode61)"
+        delete = f"DELETE FROM {idx} WHERE docid = old.{rowid};"
+        insert = f"INSERT INTO {idx}(docid, content) VALUES (new.{rowid}, new.content);"
+    return [
+        create,
+        f"CREATE TRIGGER {idx}_ai AFTER INSERT ON {table} BEGIN {insert} END",
+        f"CREATE TRIGGER {idx}_bd BEFORE DELETE ON {table} BEGIN {delete} END",
+        f"INSERT INTO {idx}({idx}) VALUES ('rebuild')",
+    ]
+
+
+def install(conn: sqlite3.Connection, tier: FullTextTier) -> None:
+    """Make ``tier`` the database's index (inside the caller's write transaction)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'fts_tier'").fetchone()
+    if row is not None and row[0] == tier.value:
+        return
+    for src in SOURCES:
+        conn.execute(f"DROP TRIGGER IF EXISTS {src.index}_ai")
+        conn.execute(f"DROP TRIGGER IF EXISTS {src.index}_bd")
+        conn.execute(f"DROP TABLE IF EXISTS {src.index}")
+        if tier is not FullTextTier.LIKE:
+            for statement in _ddl(tier, src):
+                conn.execute(statement)
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_tier', ?)", (tier.value,))
+
+
+def register_functions(conn: sqlite3.Connection, tier: FullTextTier) -> None:
+    """Register ``rank_bm25`` (FTS4 ranking) on a connection that will query an FTS4 index."""
+    if tier is FullTextTier.FTS4:
+        from sqlite_fts4 import register_functions as register_fts4
+
+        register_fts4(conn)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def phrases(text: str) -> list[list[str]]:
+    """Whitespace-separated chunks of the query, each reduced to its word tokens (empty chunks dropped)."""
+    return [words for chunk in text.split() if (words := _WORD.findall(chunk))]
+
+
+def match_expression(groups: list[list[str]]) -> str:
+    """An FTS MATCH string that cannot be a syntax error: quoted word-only phrases, implicitly ANDed."""
+    return " ".join('"' + " ".join(words) + '"' for words in groups)
+
+
+def like_pattern(word: str) -> str:
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"

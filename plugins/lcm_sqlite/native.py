@@ -1,0 +1,151 @@
+"""Immutable client-native transcript records with message links and compare-and-swap checkpoints."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from lcm_framework.storage.models import (
+    Checkpoint,
+    FormatIdentity,
+    NativeBatchResult,
+    NativeRecord,
+    NativeRecordInput,
+)
+
+from .clock import from_us, now_us, to_us
+from .scope import Repository
+
+_COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version, native_session_id, "
+            "source_locator, source_ordinal, payload_json, content_sha256, scrubber_version, observed_at, "
+            "ingested_at, message_id")
+_SELECT = f"SELECT {_COLUMNS} FROM native_records"
+_CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
+               "imported, skipped, quarantined, state_json")
+_CP_COUNTS = ("revision", "byte_offset", "last_source_ordinal", "imported", "skipped", "quarantined")
+_CP_TEXTS = ("source_key", "prefix_sha256", "scrubber_version", "state_json")
+_RECORD_TEXTS = ("ingest_key", "native_session_id", "source_locator", "payload_json", "content_sha256",
+                 "scrubber_version")
+
+
+def _record(row: Sequence[Any]) -> NativeRecord:
+    return NativeRecord(
+        transcript_id=row[0], ingest_key=row[1], format=FormatIdentity(row[2], row[3], row[4]),
+        native_session_id=row[5], source_locator=row[6], source_ordinal=row[7], payload_json=row[8],
+        content_sha256=row[9], scrubber_version=row[10], observed_at=from_us(row[11]),
+        ingested_at=from_us(row[12]), message_id=row[13])
+
+
+def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
+    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
+    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
+            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
+
+
+def _progress(cp: Checkpoint) -> tuple[Any, ...]:
+    """A checkpoint's values without its revision."""
+    return dataclasses.astuple(dataclasses.replace(cp, revision=0))
+
+
+class SqliteNativeTranscripts(Repository):
+    domain = "native_transcripts"
+
+    def ingest_batch(self, records: Sequence[NativeRecordInput], *, source_key: str, expected: Checkpoint | None,
+                     new_checkpoint: Checkpoint) -> NativeBatchResult:
+        self._validate(records, source_key, expected, new_checkpoint)
+        with self._op(write=True) as conn:
+            current = self._load_checkpoint(conn, source_key)
+            same_target = current is not None and _progress(current) == _progress(new_checkpoint)
+            if current != expected:
+                if not same_target:
+                    raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
+                if any(self._existing(conn, r) is None for r in records):
+                    raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
+            inserted = skipped = 0
+            for record in records:
+                found = self._existing(conn, record)
+                if found is not None:
+                    skipped += 1
+                    continue
+                self._insert(conn, record)
+                inserted += 1
+            if same_target:
+                return NativeBatchResult(inserted, skipped, current)
+            stored = dataclasses.replace(new_checkpoint, revision=1 if current is None else current.revision + 1)
+            conn.execute(f"INSERT OR REPLACE INTO checkpoints ({_CHECKPOINT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         dataclasses.astuple(stored))
+        return NativeBatchResult(inserted, skipped, stored)
+
+    def _validate(self, records: Sequence[NativeRecordInput], source_key: str, expected: Checkpoint | None,
+                  new_checkpoint: Checkpoint) -> None:
+        check = self._check
+        check.text("source_key", source_key)
+        if not source_key:
+            raise self._invalid("source_key must not be empty", "empty_id")
+        for cp in (expected, new_checkpoint):
+            if cp is None:
+                continue
+            for name in _CP_TEXTS:
+                check.text(f"checkpoint.{name}", getattr(cp, name))
+            for name in _CP_COUNTS:
+                check.count(f"checkpoint.{name}", getattr(cp, name))
+            if cp.source_key != source_key:
+                raise self._invalid("the checkpoint belongs to another source_key", "source_key_mismatch")
+        for record in records:
+            for name in _RECORD_TEXTS:
+                check.text(name, getattr(record, name))
+            check.texts("format", (record.format.client_name, record.format.format_name,
+                                   record.format.format_version))
+            if not record.ingest_key:
+                raise self._invalid("ingest_key must not be empty", "empty_id")
+            check.count("source_ordinal", record.source_ordinal)
+            check.optional_count("message_id", record.message_id)
+
+    def _existing(self, conn: sqlite3.Connection, record: NativeRecordInput) -> NativeRecord | None:
+        """The stored record with this ingest key; ConflictError when it differs."""
+        row = conn.execute(f"{_SELECT} WHERE ingest_key = ?", (record.ingest_key,)).fetchone()
+        if row is None:
+            return None
+        stored = _record(row)
+        if _identity(stored) != _identity(record):
+            raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
+        return stored
+
+    def _insert(self, conn: sqlite3.Connection, r: NativeRecordInput) -> None:
+        conn.execute(
+            f"INSERT INTO native_records ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
+             r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
+             to_us(r.observed_at), now_us(), r.message_id))
+
+    def _load_checkpoint(self, conn: sqlite3.Connection, source_key: str) -> Checkpoint | None:
+        row = conn.execute(f"SELECT {_CHECKPOINT} FROM checkpoints WHERE source_key = ?", (source_key,)).fetchone()
+        return None if row is None else Checkpoint(*row)
+
+    def get_by_id(self, transcript_id: int) -> NativeRecord | None:
+        self._check.count("transcript_id", transcript_id)
+        rows = self._query("WHERE transcript_id = ?", transcript_id)
+        return rows[0] if rows else None
+
+    def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]:
+        self._check.text("native_session_id", native_session_id)
+        return self._query("WHERE native_session_id = ? ORDER BY source_ordinal, transcript_id", native_session_id)
+
+    def list_by_source(self, source_locator: str) -> list[NativeRecord]:
+        self._check.text("source_locator", source_locator)
+        return self._query("WHERE source_locator = ? ORDER BY source_ordinal, transcript_id", source_locator)
+
+    def list_by_message(self, message_id: int) -> list[NativeRecord]:
+        self._check.count("message_id", message_id)
+        return self._query("WHERE message_id = ? ORDER BY transcript_id", message_id)
+
+    def get_checkpoint(self, source_key: str) -> Checkpoint | None:
+        self._check.text("source_key", source_key)
+        with self._op() as conn:
+            return self._load_checkpoint(conn, source_key)
+
+    def _query(self, where: str, arg: object) -> list[NativeRecord]:
+        with self._op() as conn:
+            return [_record(r) for r in conn.execute(f"{_SELECT} {where}", (arg,))]

@@ -1,0 +1,160 @@
+"""Lexical search over messages, summaries and promoted memory.
+
+FULL_TEXT uses the database's tier (FTS5 bm25, FTS4 ``rank_bm25`` or a LIKE
+scan), SUBSTRING a case-sensitive ``instr`` scan, REGEX the ``regexp``
+function backed by google-re2 (linear time). Hits are ordered by score
+(higher first), then newest, then id.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lcm_framework.errors import UnsupportedCapabilityError
+from lcm_framework.storage.contracts import FullTextTier
+from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
+
+from . import fts
+from .clock import from_us, to_us
+from .errors import BACKEND
+from .scope import Repository
+
+SNIPPET_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    table: str
+    rowid: str
+    id_column: str
+    conversation: str
+    extra: str = ""
+
+
+Locator = Callable[[str], tuple[int, int]]
+_Plan = tuple[str, list[Any], str, list[Any], Locator]
+
+_TARGETS = {
+    SearchTarget.MESSAGES: _Target("messages", "message_id", "message_id", "t.conversation_id"),
+    SearchTarget.SUMMARIES: _Target("summaries", "rowid", "summary_id", "t.conversation_id"),
+    SearchTarget.MEMORY: _Target("memories", "memory_id", "memory_id", "NULL", " AND t.archived = 0"),
+}
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> Any:
+    import re2
+
+    return re2.compile(pattern)
+
+
+def regexp(pattern: str, value: str | None) -> bool:
+    """The SQL ``regexp(pattern, value)`` function (``value REGEXP pattern``)."""
+    return value is not None and _compiled(pattern).search(value) is not None
+
+
+def regex_available() -> bool:
+    try:
+        import re2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def snippet(content: str, start: int, length: int) -> str:
+    """About SNIPPET_CHARS characters of ``content`` around ``start``, marked with … where cut."""
+    if len(content) <= SNIPPET_CHARS:
+        return content
+    begin = max(0, min(start - (SNIPPET_CHARS - length) // 2, len(content) - SNIPPET_CHARS))
+    end = begin + SNIPPET_CHARS
+    return ("…" if begin else "") + content[begin:end] + ("…" if end < len(content) else "")
+
+
+class SqliteLexicalSearch(Repository):
+    domain = "lexical_search"
+
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        check = self._check
+        check.text("text", query.text)
+        check.optional_count("conversation_id", query.conversation_id)
+        bound = self._limit(query.limit)
+        try:
+            mode, target = SearchMode(query.mode), SearchTarget(query.target)
+        except ValueError:
+            raise self._invalid("unknown search mode or target", "invalid_enum") from None
+        spec = _TARGETS[target]
+        plan = self._plan(mode, spec, query.text)
+        if bound == 0 or plan is None:
+            return []
+        condition, where_args, score, score_args, locate = plan
+        args = [*score_args, *where_args]
+        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.content, t.created_at, {score} AS score "
+               f"FROM {condition} {spec.extra}")
+        if query.conversation_id is not None and target is not SearchTarget.MEMORY:
+            sql += " AND t.conversation_id = ?"
+            args.append(query.conversation_id)
+        if query.since is not None:
+            sql += " AND t.created_at >= ?"
+            args.append(to_us(query.since))
+        sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
+        args.append(self._sql_limit(bound))
+        with self._op() as conn:
+            rows = conn.execute(sql, args).fetchall()
+        return [
+            SearchHit(target, str(row[0]), row[1], snippet(row[2], *locate(row[2])), float(row[4]), from_us(row[3]))
+            for row in rows
+        ]
+
+    def _plan(self, mode: SearchMode, spec: _Target, text: str) -> _Plan | None:
+        """FROM/WHERE clause and its arguments, score expression and its arguments, snippet locator."""
+        if mode is SearchMode.REGEX:
+            if not self._scope.regex:
+                raise UnsupportedCapabilityError("regex search needs google-re2", backend=BACKEND,
+                                                 domain=self.domain, project=self._scope.db.project_id,
+                                                 code="regex_unsupported")
+            try:
+                pattern = _compiled(text)
+            except Exception:
+                raise self._invalid("the regular expression does not compile", "invalid_regex") from None
+
+            def locate_regex(content: str) -> tuple[int, int]:
+                found = pattern.search(content)
+                return (found.start(), found.end() - found.start()) if found else (0, 0)
+
+            return f"{spec.table} t WHERE t.content REGEXP ?", [text], "1.0", [], locate_regex
+        if mode is SearchMode.SUBSTRING:
+            if not text:
+                return None
+            return (f"{spec.table} t WHERE instr(t.content, ?) > 0", [text],
+                    "(length(t.content) - length(replace(t.content, ?, ''))) / length(?)", [text, text],
+                    lambda content: (max(content.find(text), 0), len(text)))
+        groups = fts.phrases(text)
+        if not groups:
+            return None
+        words = [w for group in groups for w in group]
+        pattern_words = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)),
+                                   re.IGNORECASE)
+
+        def locate_words(content: str) -> tuple[int, int]:
+            found = pattern_words.search(content)
+            return (found.start(), found.end() - found.start()) if found else (0, 0)
+
+        tier = self._scope.tier
+        if tier is FullTextTier.FTS5:
+            index = f"{spec.table}_fts"
+            return (f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.rowid WHERE {index} MATCH ?",
+                    [fts.match_expression(groups)], f"-bm25({index})", [], locate_words)
+        if tier is FullTextTier.FTS4:
+            index = f"{spec.table}_fts"
+            return (f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.docid WHERE {index} MATCH ?",
+                    [fts.match_expression(groups)], f"-rank_bm25(matchinfo({index}, 'pcnalx'))", [], locate_words)
+        likes = " AND ".join("t.content LIKE ? ESCAPE '\\'" for _ in words)
+        counts = " + ".join("(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
+                            for _ in words)
+        score_args = [arg for w in words for arg in (w.lower(), w.lower())]
+        return f"{spec.table} t WHERE {likes}", [fts.like_pattern(w) for w in words], f"({counts})", score_args, \
+            locate_words
