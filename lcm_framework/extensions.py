@@ -35,6 +35,8 @@ class Rule:
     keywords: tuple[str, ...] = ()
     allowlists: tuple[Allowlist, ...] = ()
     category: str = ""
+    path: str = ""
+    """gitleaks' ``path`` regex: the rule only applies to files whose path matches (never to plain text)."""
 
     @property
     def redaction_category(self) -> str:
