@@ -1,0 +1,1 @@
+"""Codex CLI rollouts (``codex/codex-jsonl/v1``) as an LCM format plugin."""

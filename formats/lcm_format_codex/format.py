@@ -1,0 +1,113 @@
+"""The ``codex/codex-jsonl/v1`` transcript format (Codex CLI rollouts).
+
+Codex appends one envelope per line, ``{"timestamp", "type", "payload"}``, to
+``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`` (archived ones
+move to ``$CODEX_HOME/archived_sessions/``; ``CODEX_HOME`` defaults to
+``~/.codex``). The first line is ``session_meta``; only it names the session
+and its cwd, so the importer carries its ``session_id`` forward to the
+records after it. ``response_item`` payloads become messages;
+``event_msg``, ``turn_context``, ``compacted`` and unknown envelopes stay
+native-only records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lcm_framework.storage.models import FormatIdentity
+from lcm_framework.transcripts.contracts import MappedRecord
+from lcm_framework.transcripts.format_helpers import parse_timestamp, string_fields
+
+from .items import map_response_item
+from .structure import STRUCTURAL_SAMPLES
+
+IDENTITY = FormatIdentity("codex", "codex-jsonl", "v1")
+SESSION_DIRS = ("archived_sessions", "sessions")
+ROLLOUT_GLOB = "rollout-*.jsonl"
+SESSION_FIELDS = {
+    "id": "sessionId",
+    "timestamp": "sessionStartedAt",
+    "originator": "originator",
+    "cli_version": "cliVersion",
+    "model_provider": "modelProvider",
+    "source": "source",
+    "forked_from_id": "forkedFromId",
+}
+GIT_FIELDS = {"commit_hash": "gitCommit", "branch": "gitBranch", "repository_url": "gitRepositoryUrl"}
+PAYLOAD_FIELDS = {"type": "payloadType", "role": "role", "call_id": "callId", "name": "name", "status": "status"}
+TURN_FIELDS = {"cwd": "cwd", "model": "model", "effort": "effort", "approval_policy": "approvalPolicy"}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_envelope(record: Any) -> bool:
+    return isinstance(record, dict) and isinstance(record.get("type"), str) and "payload" in record
+
+
+class CodexFormat:
+    """Maps Codex rollout envelopes to LCM messages and parts."""
+
+    identity = IDENTITY
+    provider = "codex"
+
+    def default_roots(self, env: Mapping[str, str]) -> list[Path]:
+        """``$CODEX_HOME`` when set, else ``$HOME/.codex`` (may not exist)."""
+        codex_home = env.get("CODEX_HOME")
+        if codex_home:
+            return [Path(codex_home).expanduser()]
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        return [home / ".codex"]
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        """Rollouts under ``root/archived_sessions`` and ``root/sessions`` (or under ``root`` itself if it
+        has neither), sorted by path relative to ``root``."""
+        if not root.is_dir():
+            return
+        bases = [root / name for name in SESSION_DIRS if (root / name).is_dir()] or [root]
+        files = {p for base in bases for p in base.rglob(ROLLOUT_GLOB) if p.is_file()}
+        yield from sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+    def sniff(self, head: Sequence[Any]) -> bool:
+        """Every object is an envelope and the first one is ``session_meta`` with an id."""
+        records = [r for r in head if isinstance(r, dict)]
+        if not records or not all(_is_envelope(r) for r in records):
+            return False
+        first = records[0]
+        return first["type"] == "session_meta" and isinstance(first["payload"], dict) and "id" in first["payload"]
+
+    def map_record(self, record: Any) -> MappedRecord:
+        """One envelope -> session identity (``session_meta`` only), metadata and maybe a message."""
+        if not _is_envelope(record):
+            return MappedRecord()
+        kind, payload = record["type"], record["payload"]
+        timestamp = parse_timestamp(record.get("timestamp"))
+        metadata = {"type": kind}
+        if not isinstance(payload, dict):
+            return MappedRecord(timestamp=timestamp, metadata=metadata)
+        if kind == "session_meta":
+            metadata.update(string_fields(payload, SESSION_FIELDS))
+            git = payload.get("git")
+            if isinstance(git, dict):
+                metadata.update(string_fields(git, GIT_FIELDS))
+            return MappedRecord(
+                session_id=_str(payload.get("id")),
+                cwd=_str(payload.get("cwd")),
+                timestamp=timestamp,
+                metadata=metadata,
+            )
+        if kind == "turn_context":
+            metadata.update(string_fields(payload, TURN_FIELDS))
+            return MappedRecord(timestamp=timestamp, metadata=metadata)
+        metadata.update(string_fields(payload, PAYLOAD_FIELDS))
+        message = map_response_item(payload, timestamp) if kind == "response_item" else None
+        return MappedRecord(timestamp=timestamp, message=message, metadata=metadata)
+
+    def structural_samples(self) -> Sequence[Any]:
+        return STRUCTURAL_SAMPLES
+
+
+FORMAT = CodexFormat()
