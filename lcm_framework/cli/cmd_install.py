@@ -1,0 +1,72 @@
+"""``lcm install [claude|codex|all] [--dry-run] [--service]`` (``lcm uninstall`` shares this module)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..app import App
+from ..extensions import CommandSpec
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agent", nargs="?", default="all", choices=("claude", "codex", "all"),
+                        help="which agent to configure (default: all)")
+    parser.add_argument("--dry-run", action="store_true", help="print the unified diff, write nothing")
+    parser.add_argument("--service", action="store_true",
+                        help="also write a systemd user unit (Linux) or launchd agent (macOS) for the daemon")
+    parser.add_argument("--json", action="store_true", help="report the changed files as JSON")
+
+
+def run_for(args: argparse.Namespace, *, install: bool) -> int:
+    from ..installer import agents
+    from ..installer.service import activation_hint, service_change
+    from .output import print_json
+
+    env = dict(os.environ)
+    chosen = list(agents.AGENTS) if args.agent == "all" else [args.agent]
+    changes = [c for agent in chosen for c in agents.changes(agent, env, install=install)]
+    if args.service:
+        changes.append(service_change(env, install=install))
+    report = []
+    for change in changes:
+        for note in change.notes:
+            print(f"note: {note}")
+        if args.dry_run:
+            if change.changed:
+                print(change.diff(), end="")
+            backup = None
+        else:
+            backup = change.apply()
+        report.append({"path": str(change.path), "changed": change.changed,
+                       "backup": str(backup) if backup else None})
+    if args.json:
+        print_json({"dry_run": args.dry_run, "files": report})
+    elif not args.dry_run:
+        verb = "installed into" if install else "removed from"
+        for row in report:
+            state = f"{verb} {row['path']}" if row["changed"] else f"unchanged: {row['path']}"
+            print(state + (f" (backup: {row['backup']})" if row["backup"] else ""))
+        if install and args.service and any(r["changed"] for r in report[-1:]):
+            print(f"enable the service with: {activation_hint()}")
+    elif not any(r["changed"] for r in report):
+        print("nothing to change")
+    return 0
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    return run_for(args, install=True)
+
+
+COMMAND = CommandSpec(
+    name="install",
+    help="add LCM's hooks and MCP server to Claude Code and Codex",
+    description=(
+        "Merges `lcm hook <Event>` commands (SessionStart, Stop, PreCompact, SessionEnd) and the `lcm mcp`\n"
+        "server into Claude Code's settings.json ($CLAUDE_CONFIG_DIR or ~/.claude) and Codex's hooks.json\n"
+        "and config.toml ($CODEX_HOME or ~/.codex). Existing entries are kept; each changed file gets a\n"
+        "timestamped .lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
+    ),
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,180 @@
+"""lcm install / uninstall on a temporary HOME holding realistic agent configuration."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_lcm
+
+# Written the way Claude Code writes it (JSON.stringify(settings, null, 2)), with other hooks,
+# other MCP servers, non-ASCII text and unrelated keys.
+CLAUDE_SETTINGS = {
+    "$schema": "https://json.schemastore.org/claude-code-settings.json",
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm run lint)", "Read(~/.zshrc)"], "deny": ["Read(./.env)"]},
+    "env": {"CLAUDE_CODE_ENABLE_TELEMETRY": "0", "GREETING": "héllo → wörld"},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/check-bash.sh", "timeout": 30}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send 'Claude finished'"}]}],
+    },
+    "mcpServers": {
+        "github": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                   "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+    },
+    "statusLine": {"type": "command", "command": "~/.claude/statusline.sh", "padding": 0},
+    "cleanupPeriodDays": 30,
+    "includeCoAuthoredBy": False,
+}
+CODEX_HOOKS = {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
+    {"type": "command", "command": "python3 ~/.codex/hooks/banner.py", "statusMessage": "Loading", "timeout": 5}
+]}]}}
+CODEX_CONFIG = """# my codex config
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "docs-mcp"   # keep this comment
+args = ["--stdio"]
+
+[features]
+hooks = true
+"""
+
+
+@pytest.fixture
+def agent_home(lcm_env: Path) -> Path:
+    home = lcm_env.parent
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps(CLAUDE_SETTINGS, indent=2, ensure_ascii=False) + "\n")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "hooks.json").write_text(json.dumps(CODEX_HOOKS, indent=2) + "\n")
+    (home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
+    return home
+
+
+def snapshot(home: Path) -> dict[str, bytes]:
+    return {p: (home / p).read_bytes() for p in (".claude/settings.json", ".codex/hooks.json", ".codex/config.toml")}
+
+
+def backups(home: Path) -> list[Path]:
+    return sorted(home.glob(".claude/*.lcm-backup-*")) + sorted(home.glob(".codex/*.lcm-backup-*"))
+
+
+def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home: Path) -> None:
+    original = snapshot(agent_home)
+    result = run_lcm("install")
+    assert result.returncode == 0, result.stderr
+
+    settings = json.loads((agent_home / ".claude/settings.json").read_text())
+    for key, value in CLAUDE_SETTINGS.items():
+        if key not in ("hooks", "mcpServers"):
+            assert settings[key] == value
+    assert settings["hooks"]["PreToolUse"] == CLAUDE_SETTINGS["hooks"]["PreToolUse"]
+    stop = settings["hooks"]["Stop"]
+    assert stop[0] == CLAUDE_SETTINGS["hooks"]["Stop"][0]
+    ours = stop[1]["hooks"][0]["command"]
+    assert ours.endswith("hook Stop") and os.path.isabs(ours.split()[0])
+    assert set(settings["hooks"]) >= {"SessionStart", "Stop", "PreCompact", "SessionEnd", "PreToolUse"}
+    assert settings["mcpServers"]["github"] == CLAUDE_SETTINGS["mcpServers"]["github"]
+    assert settings["mcpServers"]["lcm"]["args"][-1] == "mcp"
+
+    codex = json.loads((agent_home / ".codex/hooks.json").read_text())
+    assert codex["hooks"]["SessionStart"][0] == CODEX_HOOKS["hooks"]["SessionStart"][0]
+    assert codex["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook Stop --agent codex")
+    config_text = (agent_home / ".codex/config.toml").read_text()
+    assert config_text.startswith(CODEX_CONFIG)  # the user's text is untouched
+    config = tomllib.loads(config_text)
+    assert config["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--stdio"]}
+    assert config["mcp_servers"]["lcm"]["args"][-1] == "mcp"
+    assert len(backups(agent_home)) == 3
+    for backup in backups(agent_home):
+        rel = str(backup.relative_to(agent_home)).split(".lcm-backup-")[0]
+        assert backup.read_bytes() == original[rel]
+
+    result = run_lcm("uninstall")
+    assert result.returncode == 0, result.stderr
+    assert snapshot(agent_home) == original
+
+
+def test_install_is_idempotent(agent_home: Path) -> None:
+    assert run_lcm("install").returncode == 0
+    first = snapshot(agent_home)
+    n_backups = len(backups(agent_home))
+    again = run_lcm("install")
+    assert again.returncode == 0, again.stderr
+    assert "unchanged" in again.stdout
+    assert snapshot(agent_home) == first
+    assert len(backups(agent_home)) == n_backups
+    dry = run_lcm("install", "--dry-run")
+    assert dry.stdout.strip() == "nothing to change"
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
+    original = snapshot(agent_home)
+    result = run_lcm("install", "claude", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "--- " in result.stdout and "+++ " in result.stdout
+    assert any(line.startswith("+") and "hook SessionStart" in line for line in result.stdout.splitlines())
+    assert ".codex" not in result.stdout
+    assert snapshot(agent_home) == original
+    assert backups(agent_home) == []
+
+
+def test_fresh_home_install_creates_private_files_and_uninstall_leaves_them_empty(lcm_env: Path) -> None:
+    home = lcm_env.parent
+    assert run_lcm("install").returncode == 0
+    settings = home / ".claude" / "settings.json"
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert "hook SessionEnd" in settings.read_text()
+    assert run_lcm("uninstall").returncode == 0
+    assert json.loads(settings.read_text()) == {}
+    assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+    assert (home / ".codex" / "config.toml").read_text() == ""
+
+
+def test_respects_claude_config_dir_and_codex_home(tmp_path: Path) -> None:
+    claude, codex = tmp_path / "cc", tmp_path / "cx"
+    result = run_lcm("install", env={"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)})
+    assert result.returncode == 0, result.stderr
+    assert (claude / "settings.json").is_file() and (codex / "hooks.json").is_file()
+    assert not (Path(os.environ["HOME"]) / ".claude").exists()
+
+
+def test_foreign_lcm_mcp_entries_are_left_alone(agent_home: Path) -> None:
+    path = agent_home / ".claude/settings.json"
+    data = json.loads(path.read_text())
+    data["mcpServers"]["lcm"] = {"command": "/opt/other/thing", "args": ["serve"]}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    result = run_lcm("install", "claude")
+    assert result.returncode == 0
+    assert "not LCM's" in result.stdout
+    assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
+    run_lcm("uninstall", "claude")
+    assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
+
+
+def test_invalid_settings_json_is_refused_without_change(agent_home: Path) -> None:
+    path = agent_home / ".claude/settings.json"
+    path.write_text('{"hooks": ')
+    result = run_lcm("install", "claude")
+    assert result.returncode == 1
+    assert "not valid JSON" in result.stderr and "Traceback" not in result.stderr
+    assert path.read_text() == '{"hooks": '
+
+
+def test_service_unit_is_written_and_removed(agent_home: Path) -> None:
+    result = run_lcm("install", "claude", "--service")
+    assert result.returncode == 0, result.stderr
+    unit = agent_home / ".config/systemd/user/lcm-daemon.service"
+    text = unit.read_text()
+    assert "daemon start --foreground" in text and "ExecStart=/" in text
+    assert run_lcm("uninstall", "claude", "--service").returncode == 0
+    assert not unit.exists()
