@@ -1,0 +1,77 @@
+"""``lcm compact``: summarize old turns of the current project into the summary DAG."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import add_json, positive
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--session", metavar="ID", help="compact one session (its id or a unique prefix)")
+    which.add_argument("--all", action="store_true", help="compact every conversation of the project (default)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would be summarized; change nothing")
+    parser.add_argument(
+        "--budget", type=positive, metavar="TOKENS",
+        help="compact until each context is under TOKENS (at most compaction.max_rounds sweeps)",
+    )
+    add_json(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..compaction import CompactionEngine, Mode
+    from ..recall import resolve_session
+
+    engine = CompactionEngine(app)
+    notice = None if args.dry_run else getattr(engine.summarizer, "notice", None)
+    if notice:
+        print(notice, file=sys.stderr)
+    mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
+    reports = []
+    with app.project() as storage:
+        if args.session:
+            conversations = resolve_session(storage, args.session)
+        else:
+            conversations = storage.conversations.list_conversations()
+        for conversation in conversations:
+            reports.append(engine.compact(storage, conversation.conversation_id, mode, budget=args.budget,
+                                          dry_run=args.dry_run))
+    if args.json:
+        print_json({"dry_run": args.dry_run, "conversations": reports})
+        return 0
+    verb = "would create" if args.dry_run else "created"
+    for report in reports:
+        if report.busy:
+            status = "skipped: another process is compacting it"
+        elif not report.action_taken:
+            status = "up to date"
+        else:
+            depths = ", ".join(f"{n} at depth {d}" for d, n in sorted(report.created_by_depth.items()))
+            status = (f"{verb} {report.summaries_created} summaries ({depths}); context "
+                      f"{report.tokens_before:,} -> {report.tokens_after:,} tokens")
+            fallbacks = report.outcomes.get("truncated", 0)
+            if fallbacks:
+                status += f"; {fallbacks} fell back to truncation"
+        print(f"{report.session_id} (conversation {report.conversation_id}): {status}")
+    total = sum(r.summaries_created for r in reports)
+    print(f"{len(reports)} conversation(s), {total} summaries {verb}")
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="compact",
+    help="summarize old turns into the summary DAG",
+    description=(
+        "Full sweep per conversation: leaf summaries of the oldest raw messages outside the fresh tail\n"
+        "(compaction.fresh_tail_count), then condensation of enough same-depth summaries. Nothing is\n"
+        "deleted: `lcm expand ID --include-messages` recovers the originals. Offline (extractive) unless\n"
+        "summarizer.model is set. One compaction per conversation runs at a time, across processes."
+    ),
+    configure=configure,
+    run=run,
+)

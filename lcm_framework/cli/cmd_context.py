@@ -1,0 +1,46 @@
+"""``lcm context SESSION``: the assembled model context of a session under a token budget."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import positive
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
+    parser.add_argument("--budget", type=positive, metavar="TOKENS",
+                        help="token budget (default: compaction.context_budget_tokens)")
+    parser.add_argument("--format", choices=("json", "text"), default="text",
+                        help="json: the message array; text: one text block (default)")
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..assembly import assemble_context
+    from ..recall import resolve_session
+
+    with app.project() as storage:
+        conversation = resolve_session(storage, args.session)[-1]
+        context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=args.budget)
+    if args.json or args.format == "json":
+        print_json({"session_id": conversation.session_id, **context.as_json()})
+    else:
+        print(context.as_text())
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="context",
+    help="show the context LCM would give the model for a session",
+    description=(
+        "Context assembly: summaries (as <summary> XML) and raw messages in order; the fresh tail\n"
+        "(last compaction.fresh_tail_count raw messages) is always included, older items fill the\n"
+        "budget newest first. Large blocks appear as [Large file file_... - lcm describe file_...]."
+    ),
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,60 @@
+"""``lcm describe ID``: a summary, message or large file with metadata, lineage and full content."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import add_all_projects, add_json
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", metavar="ID", help="sum_<hex>, msg_<number> or file_<hex>")
+    add_all_projects(parser)
+    add_json(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..recall import RecallNotFoundError, describe, parse_ref, project_scopes
+
+    ref = parse_ref(args.id)
+    found = []
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:
+            item = describe(storage, ref, app.config.home)
+            if item is not None:
+                found.append(item)
+    if not found:
+        where = "any project under $LCM_HOME" if args.all_projects else "this project (try --all-projects)"
+        raise RecallNotFoundError(f"{ref.text} is not in {where}")
+    if args.json:
+        print_json(found if args.all_projects else found[0])
+        return 0
+    for item in found:
+        print(f"{item.id} ({item.kind.value}) session {item.session_id} conversation {item.conversation_id}"
+              + (f" project {item.project_id[:12]}" if args.all_projects else ""))
+        for key, value in item.metadata.items():
+            if key != "exploration_summary" and value not in (None, [], ""):
+                print(f"  {key}: {value}")
+        for key, ids in item.lineage.items():
+            if ids:
+                print(f"  {key}: {' '.join(ids)}")
+        if item.metadata.get("exploration_summary"):
+            print("  exploration summary:\n    " + str(item.metadata["exploration_summary"]).replace("\n", "\n    "))
+        print("--- content ---")
+        print(item.content)
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="describe",
+    help="show a summary, message or large file in full",
+    description=(
+        "Ids: sum_<hex> (summary), msg_<number> (message, numbered per project), file_<hex> (large file).\n"
+        "Shows metadata, lineage (parents/children/source messages, covering summaries) and the full content."
+    ),
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,75 @@
+"""``lcm grep PATTERN``: find messages and summaries, message hits grouped by their covering summary."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import add_all_projects, add_json, one_line, parse_since, positive, when
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pattern", metavar="PATTERN")
+    parser.add_argument("--mode", choices=("full_text", "regex", "substring"), default="full_text",
+                        help="full_text (words, default), regex (RE2 syntax) or substring")
+    parser.add_argument("--scope", choices=("messages", "summaries", "both"), default="both")
+    parser.add_argument("--session", metavar="ID", help="only this session (id or unique prefix)")
+    parser.add_argument("--since", metavar="ISO", help="only items created at or after this date/time")
+    parser.add_argument("--limit", type=positive, default=50, help="maximum hits per kind (default 50)")
+    add_all_projects(parser)
+    add_json(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..recall import RecallNotFoundError, Scope, grep, project_scopes, resolve_session
+    from ..storage.models import SearchMode
+
+    since = parse_since(args.since)
+    results = []
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:
+            cids = None
+            if args.session:
+                try:
+                    cids = [c.conversation_id for c in resolve_session(storage, args.session)]
+                except RecallNotFoundError:
+                    if args.all_projects:
+                        continue
+                    raise
+            results.append(grep(storage, args.pattern, mode=SearchMode(args.mode), scope=Scope(args.scope),
+                                conversation_ids=cids, since=since, limit=args.limit))
+    if args.json:
+        print_json(results if args.all_projects else results[0])
+        return 0
+    total = 0
+    for result in results:
+        if args.all_projects and result.total:
+            print(f"== project {result.project_id[:12]}")
+        for group in result.groups:
+            print(f"{group.summary_id or '(not summarized yet)'}")
+            for hit in group.hits:
+                print(f"  {hit.id:<12} {when(hit.created_at)}  {one_line(hit.snippet)}")
+        if result.summary_hits:
+            print("summaries:")
+            for hit in result.summary_hits:
+                print(f"  {hit.id}  {when(hit.created_at)}  {one_line(hit.snippet)}")
+        total += result.total
+    if not total:
+        print(f"no match for {args.pattern!r}")
+        return 1
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="grep",
+    help="find messages and summaries matching a pattern",
+    description=(
+        "Message hits are grouped under the leaf summary that covers them; `lcm expand SUM_ID\n"
+        "--include-messages` or `lcm describe msg_N` then shows the original verbatim.\n"
+        "Exit status 1 when nothing matches."
+    ),
+    configure=configure,
+    run=run,
+)

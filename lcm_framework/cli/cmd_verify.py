@@ -1,0 +1,52 @@
+"""``lcm verify``: prove every stored message is reachable from its conversation's context."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import add_json
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_json(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..recall import verify
+
+    with app.project() as storage:
+        report = verify(storage)
+    if args.json:
+        print_json({"ok": report.ok, "project_id": report.project_id, "conversations": report.conversations})
+        return 0 if report.ok else 1
+    for check in report.conversations:
+        if check.ok:
+            print(f"ok    {check.session_id} (conversation {check.conversation_id}): "
+                  f"{check.messages} messages reachable")
+            continue
+        print(f"FAIL  {check.session_id} (conversation {check.conversation_id}): {check.reachable} of "
+              f"{check.messages} messages reachable")
+        if check.unreachable:
+            print("      unreachable: " + " ".join(f"msg_{m}" for m in check.unreachable))
+        if check.duplicated:
+            print("      reached more than once: " + " ".join(f"msg_{m}" for m in check.duplicated))
+        if check.dangling:
+            print("      missing summaries: " + " ".join(check.dangling))
+    print("verified: every message is reachable" if report.ok else "verify FAILED: see above")
+    return 0 if report.ok else 1
+
+
+COMMAND = CommandSpec(
+    name="verify",
+    help="check that every stored message is reachable through the summary DAG",
+    description=(
+        "For each conversation, walks the context: raw messages, and summaries down their lineage to\n"
+        "the source messages. Exit status 1 with a report when a message is unreachable, reached twice,\n"
+        "or a summary is missing."
+    ),
+    configure=configure,
+    run=run,
+)

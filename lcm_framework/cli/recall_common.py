@@ -1,0 +1,54 @@
+"""Arguments and formatting shared by the compaction and recall commands."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+
+from ..errors import LcmError
+
+
+class UsageError(LcmError):
+    exit_code = 2
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def add_all_projects(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--all-projects", action="store_true", help="look in every project under $LCM_HOME, not only this one"
+    )
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def parse_since(text: str | None) -> datetime | None:
+    """An ISO date or date-time; naive values are UTC."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--since expects an ISO date or date-time such as 2026-02-17 or 2026-02-17T08:00, got {text!r}"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def when(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+def one_line(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."

@@ -1,0 +1,361 @@
+"""The compaction engine: leaf passes, condensation and the three modes of the spec.
+
+Each pass reads what it needs, calls the summarizer outside any transaction,
+renews the lease, then writes the summary, its lineage and the context
+replacement in ONE transaction that first checks the lease fence.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..storage.models import NewSummary, SummaryKind
+from .escalation import LadderResult, LadderSettings, Outcome, summarize_with_escalation
+from .ids import summary_id
+from .locking import CompactionBusy, LeaseKeeper, exclusive
+from .plan import ContextModel, Span
+from .segments import message_segment, summary_segment
+from .settings import CompactionReport, CompactionSettings, Mode
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..largefiles import LargeFileStore
+    from ..storage.contracts import ProjectStorage, Repositories
+    from ..storage.models import Message, Summary
+    from ..summarize.contracts import Summarizer
+    from ..summarize.prompts import PromptRenderer
+
+EXCERPT_CHARS = 24_000
+
+
+@dataclass(frozen=True, slots=True)
+class PassResult:
+    summary_id: str
+    depth: int
+    tokens_before: int
+    tokens_after: int
+
+    @property
+    def saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+
+class CompactionEngine:
+    """Compacts the conversations of a project with the app's summarizer and prompts."""
+
+    def __init__(
+        self, app: App, *, summarizer: Summarizer | None = None, settings: CompactionSettings | None = None
+    ) -> None:
+        self.app = app
+        self.settings = settings or CompactionSettings.from_config(app.config)
+        self._summarizer = summarizer
+        self._last_stamp = datetime.min.replace(tzinfo=UTC)
+
+    @cached_property
+    def summarizer(self) -> Summarizer:
+        return self._summarizer or self.app.summarizer()
+
+    @cached_property
+    def renderer(self) -> PromptRenderer:
+        from ..summarize.prompts import PromptRenderer
+
+        return PromptRenderer(self.app.config, self.app.plugins)
+
+    def file_store(self, storage: ProjectStorage) -> LargeFileStore:
+        from ..largefiles import LargeFileStore
+
+        return LargeFileStore(
+            storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore
+        )
+
+    def explore(self, content: str, name: str | None) -> str:
+        """Exploration summary of a large file with the ``large_file`` prompt."""
+        from ..summarize.contracts import Level, SummaryRequest
+
+        excerpt = content[:EXCERPT_CHARS]
+        variables = {
+            "file_name": name or "pasted content",
+            "mime_type": "text/plain",
+            "byte_size": len(content.encode("utf-8")),
+            "content_excerpt": excerpt,
+            "segment": excerpt,
+            "previous_context": "",
+            "depth": 0,
+            "target_tokens": 200,
+            "level": Level.NORMAL,
+        }
+        request = SummaryRequest(
+            system_prompt=self.renderer.render("system", **variables),
+            prompt=self.renderer.render("large_file", **variables),
+            segment=excerpt,
+            target_tokens=200,
+            level=Level.NORMAL,
+            depth=0,
+            temperature=self.settings.temperature,
+        )
+        return self.summarizer.summarize(request)
+
+    def next_stamp(self) -> datetime:
+        """A strictly increasing timestamp, so two summaries never share content and time."""
+        now = datetime.now(UTC)
+        if now <= self._last_stamp:
+            now = self._last_stamp + timedelta(microseconds=1)
+        self._last_stamp = now
+        return now
+
+    def compact(
+        self,
+        storage: ProjectStorage,
+        conversation_id: int,
+        mode: Mode = Mode.FULL,
+        *,
+        budget: int | None = None,
+        dry_run: bool = False,
+        wait_seconds: float = 30.0,
+    ) -> CompactionReport:
+        """Compact one conversation. Incremental mode is best effort and never raises."""
+        conversation = storage.conversations.get_conversation(conversation_id)
+        session = conversation.session_id if conversation else "?"
+        report = CompactionReport(conversation_id, session, mode, dry_run=dry_run)
+        if mode is Mode.INCREMENTAL:
+            try:
+                self._locked(storage, report, mode, budget, dry_run, 0.0)
+            except CompactionBusy:
+                report.busy = True
+            except Exception as exc:  # best effort: ingestion must never fail because of compaction
+                report.failures.append(f"{type(exc).__name__}: {exc}"[:300])
+            return report
+        try:
+            self._locked(storage, report, mode, budget, dry_run, wait_seconds)
+        except CompactionBusy:
+            report.busy = True
+        return report
+
+    def _locked(
+        self,
+        storage: ProjectStorage,
+        report: CompactionReport,
+        mode: Mode,
+        budget: int | None,
+        dry_run: bool,
+        wait_seconds: float,
+    ) -> None:
+        with exclusive(storage, report.conversation_id, wait_seconds=wait_seconds) as keeper:
+            run = _Run(self, storage, report, None if dry_run else keeper)
+            report.tokens_before = report.tokens_after = run.model.total_tokens
+            if mode is Mode.INCREMENTAL:
+                run.incremental()
+            elif mode is Mode.UNTIL_UNDER:
+                run.until_under(budget if budget is not None else int(self.app.config.get(
+                    "compaction.context_budget_tokens")))
+            else:
+                run.full_sweep()
+            report.tokens_after = run.model.total_tokens
+
+
+class _Run:
+    """One compaction run of one conversation under the lease."""
+
+    def __init__(
+        self, engine: CompactionEngine, storage: ProjectStorage, report: CompactionReport,
+        keeper: LeaseKeeper | None,
+    ) -> None:
+        self.engine = engine
+        self.settings = engine.settings
+        self.storage = storage
+        self.report = report
+        self.keeper = keeper
+        self.dry_run = keeper is None
+        self.cid = report.conversation_id
+        self.contents: dict[str, Summary] = {}
+        started = time.perf_counter()
+        items = storage.context.list_items(self.cid)
+        summary_ids = [i.summary_id for i in items if i.summary_id is not None]
+        for summary in storage.summaries.get_summaries(summary_ids):
+            self.contents[summary.summary_id] = summary
+        depths = {sid: s.depth for sid, s in self.contents.items()}
+        self.model = ContextModel.from_items(items, depths)
+        self.report.storage_seconds += time.perf_counter() - started
+        self._files: LargeFileStore | None = None
+
+    # --- modes ---------------------------------------------------------------
+
+    def incremental(self) -> None:
+        limits = self.settings.limits
+        if self.model.raw_tokens_outside_tail(limits.fresh_tail_count) > limits.chunk_tokens:
+            self.leaf_pass()
+        max_depth = self.settings.incremental_max_depth
+        if max_depth != 0:
+            self._condense_all(None if max_depth < 0 else max_depth - 1)
+
+    def full_sweep(self) -> None:
+        while (result := self.leaf_pass()) is not None:
+            if result.saved <= 0:
+                break
+        self._condense_all(None)
+
+    def until_under(self, budget: int) -> None:
+        for _ in range(self.settings.max_rounds):
+            before = self.model.total_tokens
+            if before <= budget:
+                return
+            self.full_sweep()
+            if self.model.total_tokens >= before:
+                return
+
+    def _condense_all(self, max_source_depth: int | None) -> None:
+        while (result := self.condense_pass(max_source_depth)) is not None:
+            if result.saved <= 0:
+                break
+
+    # --- passes --------------------------------------------------------------
+
+    def leaf_pass(self) -> PassResult | None:
+        span = self.model.leaf_span(self.settings.limits)
+        if span is None:
+            return None
+        entries = self.model.span_entries(span)
+        ids = [e.message_id for e in entries if e.message_id is not None]
+        before = sum(e.tokens for e in entries)
+        started = time.perf_counter()
+        messages = self.storage.conversations.get_messages(ids)
+        self.report.storage_seconds += time.perf_counter() - started
+        texts, file_ids = self._model_facing(messages)
+        segment = message_segment(messages, texts)
+        times = [m.created_at for m in messages]
+        new = NewSummary(
+            summary_id="",
+            conversation_id=self.cid,
+            kind=SummaryKind.LEAF,
+            depth=0,
+            content="",
+            token_count=0,
+            earliest_at=min(times) if times else None,
+            latest_at=max(times) if times else None,
+            descendant_count=0,
+            source_message_ids=ids,
+            file_ids=file_ids,
+        )
+        return self._finish(span, segment, new, before, self.settings.leaf_target_tokens)
+
+    def condense_pass(self, max_source_depth: int | None) -> PassResult | None:
+        span = self.model.condensation_span(self.settings.limits, max_source_depth)
+        if span is None:
+            return None
+        entries = self.model.span_entries(span)
+        parent_ids = [e.summary_id for e in entries if e.summary_id is not None]
+        before = sum(e.tokens for e in entries)
+        parents = self._summaries(parent_ids)
+        earliest = [p.earliest_at for p in parents if p.earliest_at]
+        latest = [p.latest_at for p in parents if p.latest_at]
+        files = tuple(dict.fromkeys(f for p in parents for f in p.file_ids))
+        new = NewSummary(
+            summary_id="",
+            conversation_id=self.cid,
+            kind=SummaryKind.CONDENSED,
+            depth=span.depth,
+            content="",
+            token_count=0,
+            earliest_at=min(earliest) if earliest else None,
+            latest_at=max(latest) if latest else None,
+            descendant_count=sum(1 + p.descendant_count for p in parents),
+            parent_ids=parent_ids,
+            file_ids=files,
+        )
+        return self._finish(span, summary_segment(parents), new, before, self.settings.condensed_target_tokens)
+
+    # --- helpers -------------------------------------------------------------
+
+    def _summaries(self, ids: list[str]) -> list[Summary]:
+        missing = [sid for sid in ids if sid not in self.contents]
+        if missing:
+            started = time.perf_counter()
+            for summary in self.storage.summaries.get_summaries(missing):
+                self.contents[summary.summary_id] = summary
+            self.report.storage_seconds += time.perf_counter() - started
+        return [self.contents[sid] for sid in ids if sid in self.contents]
+
+    def _model_facing(self, messages: list[Message]) -> tuple[list[str], tuple[str, ...]]:
+        """Message texts with large blocks replaced by file references (plus their explorations)."""
+        threshold = self.settings.large_file_token_threshold
+        texts: list[str] = []
+        file_ids: list[str] = []
+        for message in messages:
+            if self.dry_run or len(message.content) <= threshold * 4:
+                texts.append(message.content)
+                continue
+            if self._files is None:
+                self._files = self.engine.file_store(self.storage)
+            rewritten = self._files.rewrite(self.cid, message.message_id, message.content)
+            texts.append("\n".join([rewritten.text, *rewritten.explorations]))
+            file_ids.extend(rewritten.file_ids)
+        return texts, tuple(dict.fromkeys(file_ids))
+
+    def _previous_context(self, span: Span) -> str:
+        previous = self.model.previous_summary_id(span)
+        if previous is None:
+            return ""
+        found = self._summaries([previous])
+        return found[0].content if found else ""
+
+    def _finish(self, span: Span, segment: str, new: NewSummary, before: int, target: int) -> PassResult:
+        if self.dry_run:
+            tokens = min(target, before)
+            sid = f"dry_{self.report.passes}"
+            self.model.replace(span, sid, tokens)
+            self.report.note_pass(span.depth, "planned", ())
+            return PassResult(sid, span.depth, before, tokens)
+        started = time.perf_counter()
+        result = summarize_with_escalation(
+            self.engine.summarizer,
+            self.engine.renderer,
+            segment=segment,
+            previous_context=self._previous_context(span),
+            depth=span.depth,
+            settings=LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature),
+        )
+        self.report.summarizer_seconds += time.perf_counter() - started
+        summary = self._persist(span, new, result)
+        self.report.note_pass(span.depth, result.outcome.value, result.failures)
+        return PassResult(summary.summary_id, span.depth, before, summary.token_count)
+
+    def _persist(self, span: Span, new: NewSummary, result: LadderResult) -> Summary:
+        assert self.keeper is not None
+        self.keeper.renew_if_due()
+        created = self.engine.next_stamp()
+        record = NewSummary(
+            summary_id=summary_id(result.text, created),
+            conversation_id=new.conversation_id,
+            kind=new.kind,
+            depth=new.depth,
+            content=result.text,
+            token_count=result.output_tokens,
+            earliest_at=new.earliest_at,
+            latest_at=new.latest_at,
+            descendant_count=new.descendant_count,
+            source_message_ids=new.source_message_ids,
+            parent_ids=new.parent_ids,
+            file_ids=new.file_ids,
+        )
+        start, end = self.model.ordinal(span.start), self.model.ordinal(span.end)
+        lease = self.keeper.lease
+
+        def write(repos: Repositories) -> Summary:
+            repos.coordination.check_fence(lease)
+            summary = repos.summaries.create_summary(record)
+            repos.context.replace_range(self.cid, start, end, summary.summary_id)
+            return summary
+
+        started = time.perf_counter()
+        summary = self.storage.transaction(write)
+        self.report.storage_seconds += time.perf_counter() - started
+        self.contents[summary.summary_id] = summary
+        self.model.replace(span, summary.summary_id, summary.token_count)
+        return summary
+
+
+__all__ = ["CompactionEngine", "Mode", "Outcome", "PassResult"]

@@ -1,0 +1,164 @@
+"""Large blocks (tool results, ``<file>`` blocks, pastes) stored once as files.
+
+The stored message stays verbatim (lossless); what the model and the
+summarizer see is rewritten: every block above
+``compaction.large_file_token_threshold`` becomes a compact reference
+``[Large file file_xxx: name, N tokens - lcm describe file_xxx]``. The block is
+kept under ``$LCM_HOME/projects/<project id>/files/<file_id>.<ext>`` (private,
+durable, atomic, content-addressed so the same block is stored once) with a
+``large_files`` row holding an exploration summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
+
+from .compaction.ids import file_id
+from .errors import ConflictError, NotFoundError
+from .fsutil import atomic_write_private
+from .storage.models import LargeFile
+from .summarize.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from .storage.contracts import ProjectStorage
+
+FILE_BLOCK = re.compile(
+    r"<file(?P<attrs>[^>]*)>(?P<body>.*?)</file>", re.DOTALL | re.IGNORECASE
+)
+NAME_ATTR = re.compile(r"""(?:name|path)\s*=\s*["']([^"']+)["']""")
+OUTLINE_LINE = re.compile(r"^\s*(?:def |class |async def |function |export |#{1,4} |interface |type |fn |func )")
+EXPLORATION_TOKENS = 200
+
+Explorer = Callable[[str, str | None], str]
+"""Makes an exploration summary of (content, name); the summarizer with the large_file prompt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    text: str
+    file_ids: tuple[str, ...]
+    explorations: tuple[str, ...]
+
+
+def outline(content: str, name: str | None) -> str:
+    """A deterministic exploration summary: size, opening lines and structural lines."""
+    lines = content.splitlines()
+    head = [line.strip()[:160] for line in lines if line.strip()][:5]
+    structure = [line.strip()[:120] for line in lines if OUTLINE_LINE.match(line)][:12]
+    parts = [f"{name or 'pasted content'}: {len(lines)} lines, {len(content)} characters."]
+    if head:
+        parts.append("Starts with: " + " | ".join(head))
+    if structure:
+        parts.append("Structure: " + " | ".join(structure))
+    return "\n".join(parts)
+
+
+class LargeFileStore:
+    """Externalizes large blocks of one project's messages and reads them back."""
+
+    def __init__(
+        self,
+        storage: ProjectStorage,
+        home: Path,
+        threshold_tokens: int,
+        explorer: Explorer | None = None,
+    ) -> None:
+        self.storage = storage
+        self.directory = home / "projects" / storage.project_id / "files"
+        self.threshold = threshold_tokens
+        self.explorer = explorer
+
+    def path_for(self, record: LargeFile) -> Path:
+        return self.directory / f"{record.file_id}{_extension(record.file_name)}"
+
+    def reference(self, record: LargeFile) -> str:
+        name = record.file_name or "pasted content"
+        return f"[Large file {record.file_id}: {name}, {record.token_count} tokens - lcm describe {record.file_id}]"
+
+    def read(self, record: LargeFile) -> str:
+        try:
+            return self.path_for(record).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise NotFoundError(
+                f"content of {record.file_id} is missing from the files directory",
+                backend="files",
+                domain="large_files",
+                project=self.storage.project_id,
+                code="file_missing",
+            ) from None
+
+    def externalize(self, conversation_id: int, message_id: int | None, content: str, name: str | None) -> LargeFile:
+        """Store ``content`` once (idempotent by content hash) and return its record."""
+        fid = file_id(content)
+        existing = self.storage.large_files.get_file(fid)
+        record = existing or LargeFile(
+            file_id=fid,
+            conversation_id=conversation_id,
+            message_id=message_id,
+            file_name=name,
+            mime_type=(mimetypes.guess_type(name)[0] if name else None) or "text/plain",
+            byte_size=len(content.encode("utf-8")),
+            token_count=estimate_tokens(content),
+            sha256=hashlib.sha256(content.encode("utf-8")).hexdigest(),
+            exploration_summary=self._explore(content, name),
+            created_at=datetime.now(UTC),
+        )
+        path = self.path_for(record)
+        if not path.exists():
+            try:
+                atomic_write_private(path, content.encode("utf-8"), require_absent=True)
+            except FileExistsError:
+                pass  # a concurrent writer published the same content-addressed file
+        if existing is None:
+            try:
+                record = self.storage.large_files.create_file(record)
+            except ConflictError:
+                record = self.storage.large_files.get_file(fid) or record
+        return record
+
+    def rewrite(self, conversation_id: int, message_id: int | None, text: str) -> Rewritten:
+        """``text`` with every block above the threshold replaced by its reference."""
+        if estimate_tokens(text) <= self.threshold:
+            return Rewritten(text, (), ())
+        ids: list[str] = []
+        explorations: list[str] = []
+
+        def swap(content: str, name: str | None) -> str:
+            record = self.externalize(conversation_id, message_id, content, name)
+            ids.append(record.file_id)
+            explorations.append(record.exploration_summary)
+            return self.reference(record)
+
+        def file_block(match: re.Match[str]) -> str:
+            body = match.group("body")
+            if estimate_tokens(body) <= self.threshold:
+                return match.group(0)
+            name = NAME_ATTR.search(match.group("attrs"))
+            return swap(body, name.group(1) if name else None)
+
+        out = FILE_BLOCK.sub(file_block, text)
+        if estimate_tokens(out) > self.threshold:
+            out = swap(out, None)
+        return Rewritten(out, tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(explorations)))
+
+    def _explore(self, content: str, name: str | None) -> str:
+        if self.explorer is not None:
+            try:
+                text = self.explorer(content, name).strip()
+                if text:
+                    return text
+            except Exception:  # exploration is best effort; the outline always works
+                pass
+        return outline(content, name)
+
+
+def _extension(name: str | None) -> str:
+    suffix = PurePath(name).suffix if name else ""
+    return suffix if re.fullmatch(r"\.[A-Za-z0-9]{1,10}", suffix or "") else ".txt"

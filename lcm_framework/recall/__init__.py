@@ -1,0 +1,34 @@
+"""Recall services: grep, search, describe, expand and verify, returning dataclasses."""
+
+from .describe import Description, describe
+from .expand import Expansion, Node, expand
+from .grep import GrepResult, Hit, HitGroup, Scope, grep
+from .refs import InvalidReferenceError, RecallNotFoundError, Ref, RefKind, parse_ref
+from .scope import project_scopes, resolve_session
+from .search import Ranked, search
+from .verify import VerifyReport, reachable_messages, verify
+
+__all__ = [
+    "Description",
+    "Expansion",
+    "GrepResult",
+    "Hit",
+    "HitGroup",
+    "InvalidReferenceError",
+    "Node",
+    "Ranked",
+    "RecallNotFoundError",
+    "Ref",
+    "RefKind",
+    "Scope",
+    "VerifyReport",
+    "describe",
+    "expand",
+    "grep",
+    "parse_ref",
+    "project_scopes",
+    "reachable_messages",
+    "resolve_session",
+    "search",
+    "verify",
+]

@@ -1,0 +1,104 @@
+"""``describe``: one summary, message or large file with its metadata, lineage and full content."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..compaction.ids import message_ref
+from .refs import Ref, RefKind
+
+if TYPE_CHECKING:
+    from ..storage.contracts import ProjectStorage
+
+
+@dataclass(slots=True)
+class Description:
+    id: str
+    kind: RefKind
+    project_id: str
+    conversation_id: int | None
+    session_id: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    lineage: dict[str, list[str]] = field(default_factory=dict)
+    content: str = ""
+
+
+def describe(storage: ProjectStorage, ref: Ref, home: Path) -> Description | None:
+    """The described object, or None when this project does not hold ``ref``."""
+    if ref.kind is RefKind.SUMMARY:
+        return _summary(storage, ref)
+    if ref.kind is RefKind.MESSAGE:
+        return _message(storage, ref)
+    return _file(storage, ref, home)
+
+
+def _session(storage: ProjectStorage, conversation_id: int | None) -> str | None:
+    if conversation_id is None:
+        return None
+    conversation = storage.conversations.get_conversation(conversation_id)
+    return conversation.session_id if conversation else None
+
+
+def _summary(storage: ProjectStorage, ref: Ref) -> Description | None:
+    summary = storage.summaries.get_summary(ref.text)
+    if summary is None:
+        return None
+    lineage = {
+        "parents": storage.summaries.parent_ids(summary.summary_id),
+        "children": storage.summaries.child_ids(summary.summary_id),
+        "source_messages": [message_ref(m) for m in storage.summaries.source_message_ids(summary.summary_id)],
+        "files": list(summary.file_ids),
+    }
+    metadata = {
+        "kind": summary.kind.value,
+        "depth": summary.depth,
+        "token_count": summary.token_count,
+        "descendant_count": summary.descendant_count,
+        "earliest_at": summary.earliest_at,
+        "latest_at": summary.latest_at,
+        "created_at": summary.created_at,
+    }
+    return Description(ref.text, ref.kind, storage.project_id, summary.conversation_id,
+                       _session(storage, summary.conversation_id), metadata, lineage, summary.content)
+
+
+def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
+    found = storage.conversations.get_messages([ref.message_id])
+    if not found:
+        return None
+    message = found[0]
+    parts = storage.conversations.list_parts([message.message_id]).get(message.message_id, [])
+    metadata = {
+        "role": message.role.value,
+        "seq": message.seq,
+        "token_count": message.token_count,
+        "created_at": message.created_at,
+        "parts": [p.kind.value + (f":{p.tool_name}" if p.tool_name else "") for p in parts],
+    }
+    lineage = {"summaries": storage.summaries.summaries_for_messages([message.message_id]).get(message.message_id, [])}
+    return Description(ref.text, ref.kind, storage.project_id, message.conversation_id,
+                       _session(storage, message.conversation_id), metadata, lineage, message.content)
+
+
+def _file(storage: ProjectStorage, ref: Ref, home: Path) -> Description | None:
+    from ..largefiles import LargeFileStore
+
+    record = storage.large_files.get_file(ref.text)
+    if record is None:
+        return None
+    store = LargeFileStore(storage, home, threshold_tokens=0)
+    metadata = {
+        "file_name": record.file_name,
+        "mime_type": record.mime_type,
+        "byte_size": record.byte_size,
+        "token_count": record.token_count,
+        "sha256": record.sha256,
+        "created_at": record.created_at,
+        "exploration_summary": record.exploration_summary,
+        "path": str(store.path_for(record)),
+    }
+    lineage = {"message": [message_ref(record.message_id)] if record.message_id is not None else []}
+    return Description(ref.text, ref.kind, storage.project_id, record.conversation_id,
+                       _session(storage, record.conversation_id), metadata, lineage, store.read(record))

@@ -1,0 +1,58 @@
+"""The public id syntax of recall: ``sum_<16 hex>``, ``msg_<integer>``, ``file_<16 hex>``.
+
+Message ids are numbered per project; summary and file ids are content hashes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from ..compaction.ids import FILE_PREFIX, MESSAGE_PREFIX, SUMMARY_PREFIX, message_ref
+from ..errors import LcmError
+
+_MESSAGE = re.compile(rf"{MESSAGE_PREFIX}(\d{{1,16}})")
+_HASHED = re.compile(rf"({SUMMARY_PREFIX}|{FILE_PREFIX})[0-9a-f]{{1,64}}")
+
+
+class RefKind(str, Enum):
+    SUMMARY = "summary"
+    MESSAGE = "message"
+    FILE = "file"
+
+
+class InvalidReferenceError(LcmError):
+    """An id that is not ``sum_...``, ``msg_N`` or ``file_...``."""
+
+    exit_code = 2
+
+
+class RecallNotFoundError(LcmError):
+    """The id or session does not exist in the searched project(s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    kind: RefKind
+    text: str
+
+    @property
+    def message_id(self) -> int:
+        return int(self.text[len(MESSAGE_PREFIX) :])
+
+
+def parse_ref(text: str) -> Ref:
+    value = text.strip()
+    if _MESSAGE.fullmatch(value):
+        return Ref(RefKind.MESSAGE, value)
+    hashed = _HASHED.fullmatch(value)
+    if hashed:
+        return Ref(RefKind.SUMMARY if hashed.group(1) == SUMMARY_PREFIX else RefKind.FILE, value)
+    raise InvalidReferenceError(
+        f"{text!r} is not an id LCM knows: use sum_<hex> (summary), msg_<number> (message) "
+        "or file_<hex> (large file), as printed by `lcm grep` and `lcm search`"
+    )
+
+
+__all__ = ["InvalidReferenceError", "RecallNotFoundError", "Ref", "RefKind", "message_ref", "parse_ref"]

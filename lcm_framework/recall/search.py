@@ -1,0 +1,46 @@
+"""``search``: ranked full-text recall over messages and summaries together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import UnsupportedCapabilityError
+from ..storage.models import SearchMode, SearchTarget
+from .grep import Hit, lexical, to_hit
+
+if TYPE_CHECKING:
+    from ..storage.contracts import ProjectStorage
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    rank: int
+    project_id: str
+    hit: Hit
+    covered_by: tuple[str, ...]
+
+
+def search(
+    storage: ProjectStorage, query: str, *, limit: int = 20, conversation_ids: Sequence[int] | None = None
+) -> list[Ranked]:
+    """Best matches first (backend score, then newest); message hits name their covering summaries."""
+    found = []
+    for target in (SearchTarget.MESSAGES, SearchTarget.SUMMARIES):
+        try:
+            hits = lexical(storage, query, target, mode=SearchMode.FULL_TEXT, conversation_ids=conversation_ids,
+                           since=None, limit=limit)
+        except UnsupportedCapabilityError:
+            hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
+                           since=None, limit=limit)
+        found.extend(hits)
+    found.sort(key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+    found = found[:limit]
+    message_ids = [int(h.id) for h in found if h.target is SearchTarget.MESSAGES]
+    covering = storage.summaries.summaries_for_messages(message_ids) if message_ids else {}
+    return [
+        Ranked(rank, storage.project_id, to_hit(h),
+               tuple(covering.get(int(h.id), [])) if h.target is SearchTarget.MESSAGES else ())
+        for rank, h in enumerate(found, start=1)
+    ]
