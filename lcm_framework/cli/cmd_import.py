@@ -1,0 +1,135 @@
+"""``lcm import``: import Claude Code / Codex (and plugin-format) transcripts, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import Progress, print_json
+
+DESCRIPTION = """\
+Import agent transcripts into LCM. With no PATH, every registered client's
+default sessions directory is scanned (~/.claude/projects honouring
+CLAUDE_CONFIG_DIR, ~/.codex/sessions and archived_sessions honouring CODEX_HOME).
+A PATH may be a transcript file or a directory; the format is detected from
+the content. Each session is stored in the project of the working directory
+it ran in (override with --project).
+
+Import is resumable and idempotent: every file keeps a checkpoint, re-running
+imports only what is new, and an interrupted run continues where it stopped.
+Secrets are scrubbed before anything is stored; a line that cannot be read or
+scrubbed safely is quarantined locally (metadata only) and its neighbours
+still import.
+
+examples:
+  lcm import                         all Claude Code and Codex sessions
+  lcm import --provider codex        only Codex rollouts
+  lcm import ~/.claude/projects/-home-me-app/2f1c.jsonl
+  lcm import --dry-run --json DIR    what would be imported, as JSON
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                        help="transcript files or directories (default: every client's sessions directory)")
+    parser.add_argument("--provider", default="all", metavar="NAME",
+                        help="only formats of this provider: claude, codex, all (default) or a plugin's")
+    parser.add_argument("--project", dest="import_project", type=Path, metavar="PATH",
+                        help="store every session in this project instead of its working directory's")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="read, scrub and count, but write nothing (no database, no quarantine)")
+    parser.add_argument("--batch-size", type=int, metavar="N",
+                        help="records per transaction, 1-1000 (default: import.batch_size = 100)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+class _Bar:
+    """Turns per-file byte progress into one bar over every file."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self.done_before = 0
+        self.current = 0
+
+    def __call__(self, event: object) -> None:
+        from ..ingest import ProgressEvent
+
+        assert isinstance(event, ProgressEvent)
+        if event.kind == "start":
+            self.bar = Progress(event.bytes_total, "importing")
+        elif self.bar is not None:
+            if event.kind == "file_done":
+                self.done_before += event.bytes_total
+                self.current = 0
+            else:
+                self.current = event.bytes_done
+            done = self.done_before + self.current
+            self.bar.advance(done - self.bar.done, event.path.name if event.path else "")
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.finish()
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..ingest import import_sources
+
+    bar = _Bar()
+    progress: Callable[[object], None] | None = bar if sys.stderr.isatty() and not args.json else None
+    try:
+        report = import_sources(
+            app,
+            args.paths or None,
+            provider=args.provider,
+            project=args.import_project,
+            dry_run=args.dry_run,
+            batch_size=args.batch_size,
+            progress=progress,
+        )
+    finally:
+        bar.finish()
+    summary = report.summary()
+    if args.json:
+        print_json(summary)
+    else:
+        _print_summary(summary, sys.stdout)
+    return 1 if report.errors else 0
+
+
+def _print_summary(summary: dict[str, object], out: TextIO) -> None:
+    by_status = summary["files_by_status"]
+    assert isinstance(by_status, dict)
+    statuses = ", ".join(f"{n} {s}" for s, n in by_status.items())
+    prefix = "would import" if summary["dry_run"] else "imported"
+    out.write(f"{prefix}: {summary['files']} files ({statuses or 'none'}), {summary['bytes']} bytes, "
+              f"{summary['records']} records, {summary['messages']} new messages, "
+              f"{summary['stored']} new native records, {summary['skipped']} already stored\n")
+    for label in ("quarantined", "redactions"):
+        counts = summary[label]
+        assert isinstance(counts, dict)
+        total = sum(counts.values())
+        detail = ", ".join(f"{k} {v}" for k, v in counts.items())
+        out.write(f"{label}: {total}" + (f" ({detail})" if detail else "") + "\n")
+    conversations = summary["conversations"]
+    assert isinstance(conversations, list)
+    touched = [c for c in conversations if c["new_messages"]]
+    if touched:
+        out.write(f"conversations with new messages: {len(touched)}\n")
+    errors = summary["errors"]
+    assert isinstance(errors, list)
+    for error in errors:
+        out.write(f"error: {error['path']}: {error['message']} [{error['code']}]\n")
+
+
+COMMAND = CommandSpec(
+    name="import",
+    help="import Claude Code / Codex transcripts (resumable, scrubbed)",
+    description=DESCRIPTION,
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,101 @@
+"""Resources shared by the files of one import run: formats, projects, scrubbers, quarantine stores."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import Config, load_config
+from ..storage.contracts import ProjectStorage
+from ..storage.models import ProjectRef
+from ..transcripts.contracts import TranscriptFormat
+from .quarantine import QuarantineStore
+from .report import ProgressEvent
+from .state import ReplayCache
+
+if TYPE_CHECKING:
+    from ..app import App
+
+_CACHES: weakref.WeakKeyDictionary[Any, ReplayCache] = weakref.WeakKeyDictionary()
+
+
+def replay_cache(app: App) -> ReplayCache:
+    """The replay cache of one App (a long-lived daemon keeps its counters between Stop hooks)."""
+    cache = _CACHES.get(app)
+    if cache is None:
+        cache = _CACHES[app] = ReplayCache()
+    return cache
+
+
+@dataclass
+class RunOptions:
+    batch_size: int
+    dry_run: bool = False
+    project: Path | None = None
+    max_batch_bytes: int = 32 * 1024 * 1024
+    progress: Callable[[ProgressEvent], None] | None = None
+
+
+class RunContext:
+    """Opens each project, scrubber and quarantine store once per run; ``close()`` releases them."""
+
+    def __init__(self, app: App, options: RunOptions, selected: Mapping[str, TranscriptFormat]) -> None:
+        self.app = app
+        self.options = options
+        self.formats = app.plugins.formats()
+        self.selected = selected
+        self.cache = replay_cache(app)
+        self._stack = ExitStack()
+        self._projects: dict[str, ProjectStorage | None] = {}
+        self._scrubbers: dict[Path, Any] = {}
+        self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
+        self._known_projects: set[str] | None = None
+
+    def project_ref(self, root: Path) -> ProjectRef:
+        return self.app.project_ref(root)
+
+    def storage(self, ref: ProjectRef) -> ProjectStorage | None:
+        """The project's storage; in a dry run only an existing project is opened (never created)."""
+        if ref.project_id not in self._projects:
+            if self.options.dry_run and not self._exists(ref):
+                self._projects[ref.project_id] = None
+            else:
+                self._projects[ref.project_id] = self._stack.enter_context(self.app.project(ref.root))
+        return self._projects[ref.project_id]
+
+    def _exists(self, ref: ProjectRef) -> bool:
+        if self._known_projects is None:
+            self._known_projects = {p.project_id for p in self.app.storage.list_projects()}
+        return ref.project_id in self._known_projects
+
+    def config_for(self, root: Path) -> Config:
+        """The configuration as seen from ``root`` (its project file and patterns), flags kept."""
+        config = self.app.config
+        if root == config.project_root:
+            return config
+        flags = {key: r.value for key, r in config.values.items() if r.source == "flag"}
+        return load_config(project=root, env=config.env, overrides=flags)
+
+    def scrubber(self, root: Path) -> Any:
+        """The scrubber of the project at ``root`` (built once, before any source of it is read)."""
+        if root not in self._scrubbers:
+            from ..scrub import build_scrubber
+
+            samples = [s for fmt in self.formats.values() for s in fmt.structural_samples()]
+            self._scrubbers[root] = build_scrubber(self.config_for(root), self.app.plugins,
+                                                   protected_samples=samples)
+        return self._scrubbers[root]
+
+    def quarantine(self, project_id: str, client_name: str) -> QuarantineStore:
+        key = (project_id, client_name)
+        if key not in self._quarantines:
+            store = QuarantineStore(project_id, client_name, self.app.config.home)
+            self._quarantines[key] = self._stack.enter_context(store)
+        return self._quarantines[key]
+
+    def close(self) -> None:
+        self._stack.close()

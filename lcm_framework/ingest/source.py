@@ -1,0 +1,200 @@
+"""A transcript source bound to one opened file descriptor.
+
+The locator is client-root-relative (posix, no ``..``); the resolved parent
+must stay inside the resolved client root; the leaf is opened with
+``O_NOFOLLOW`` and the descriptor must still identify the path. Every read
+(prefix verification, replay, import) uses ``os.pread`` on that descriptor and
+stops at the size seen when it was opened, so an atomic path replacement
+cannot switch the bytes underneath a run. ``check()`` is the change fence run
+before prefix validation, before every batch and after every commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from .errors import SourceChangedError, SourceRefusedError
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class SourceIdentity:
+    """What identifies the bytes of an open file: a change in any field is a changed source."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    mode: int
+    uid: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> SourceIdentity:
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode, st.st_uid)
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def check_locator(locator: str) -> str:
+    """A client-root-relative posix locator; absolute, drive, UNC, backslash and ``..`` forms are refused."""
+    pure = PurePosixPath(locator)
+    if (
+        not locator
+        or "\\" in locator
+        or "\x00" in locator
+        or pure.is_absolute()
+        or (len(locator) > 1 and locator[1] == ":")
+        or any(part in ("..", "") for part in locator.split("/"))
+    ):
+        raise SourceRefusedError("not a client-root-relative locator", code="bad_locator")
+    return pure.as_posix()
+
+
+def relative_locator(root: Path, path: Path) -> str:
+    """The locator of ``path`` under ``root`` after resolving the parent (never the leaf)."""
+    real_root = root.resolve()
+    parent = path.parent.resolve()
+    try:
+        rel_parent = parent.relative_to(real_root)
+    except ValueError:
+        raise SourceRefusedError("resolves outside its client root", code="outside_root") from None
+    return check_locator((PurePosixPath(rel_parent.as_posix()) / path.name).as_posix())
+
+
+class BoundSource:
+    """One opened transcript file; close it (or use ``with``) when done."""
+
+    def __init__(self, root: Path, locator: str) -> None:
+        self.root = root.resolve()
+        self.locator = check_locator(locator)
+        self.path = self.root / self.locator
+        if not self.path.parent.resolve().is_relative_to(self.root):
+            raise SourceRefusedError("resolves outside its client root", locator=self.locator,
+                                     code="outside_root")
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            self.fd = os.open(self.path, flags)
+        except OSError as exc:
+            code = "symlink_leaf" if os.path.islink(self.path) else "unreadable"
+            raise SourceRefusedError(
+                f"cannot open ({code.replace('_', ' ')}: {exc.strerror})", locator=self.locator, code=code
+            ) from None
+        try:
+            st = os.fstat(self.fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise SourceRefusedError("not a regular file", locator=self.locator, code="not_regular")
+            self.identity = SourceIdentity.of(st)
+            linked = os.lstat(self.path)
+            if (linked.st_dev, linked.st_ino) != (st.st_dev, st.st_ino):
+                raise SourceChangedError("path was replaced while opening", locator=self.locator)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    @property
+    def size(self) -> int:
+        return self.identity.size
+
+    def check(self) -> None:
+        """Fail with SourceChangedError unless the descriptor still shows the bound snapshot.
+
+        A ctime-only change is tolerated when the path now names another inode
+        (an atomic replacement: our descriptor still reads the bound bytes).
+        """
+        now = SourceIdentity.of(os.fstat(self.fd))
+        if now == self.identity:
+            return
+        if now == _with_ctime(self.identity, now.ctime_ns):
+            try:
+                linked = os.lstat(self.path)
+            except OSError:
+                linked = None
+            if linked is not None and (linked.st_dev, linked.st_ino) != (now.dev, now.ino):
+                return
+        raise SourceChangedError("changed while being imported", locator=self.locator)
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        """Bytes ``[offset, offset+length)`` clipped to the bound size."""
+        end = min(offset + length, self.size)
+        return os.pread(self.fd, end - offset, offset) if end > offset else b""
+
+    def digest_range(self, hasher: hashlib._Hash, start: int, end: int) -> None:
+        """Feed bytes ``[start, end)`` of the snapshot to ``hasher``."""
+        pos = start
+        while pos < end:
+            chunk = self.read_at(pos, min(CHUNK, end - pos))
+            if not chunk:
+                raise SourceChangedError("shrank while being imported", locator=self.locator)
+            hasher.update(chunk)
+            pos += len(chunk)
+
+    def prefix_sha256(self, end: int) -> str:
+        hasher = hashlib.sha256()
+        self.digest_range(hasher, 0, end)
+        return hasher.hexdigest()
+
+    def open_stream(self, start: int = 0) -> BinaryIO:
+        """A buffered binary stream over the snapshot, positioned at ``start``."""
+        raw = _SnapshotIO(self.fd, self.size)
+        stream = io.BufferedReader(raw, buffer_size=CHUNK)
+        stream.seek(start)
+        return stream
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> BoundSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _with_ctime(identity: SourceIdentity, ctime_ns: int) -> SourceIdentity:
+    return SourceIdentity(identity.dev, identity.ino, identity.size, identity.mtime_ns, ctime_ns,
+                          identity.mode, identity.uid)
+
+
+class _SnapshotIO(io.RawIOBase):
+    """Positional reads (``pread``) of a descriptor, never past the bound size, never moving its offset."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._size = size
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        want = min(len(buffer), self._size - self._pos)
+        if want <= 0:
+            return 0
+        data = os.pread(self._fd, want, self._pos)
+        n = len(data)
+        buffer[:n] = data
+        self._pos += n
+        return n

@@ -1,0 +1,156 @@
+"""Checkpoint payload, ingest keys and the per-source counters a resume rebuilds.
+
+``state_json`` (payload version 2) binds the exact native session id and
+format identity, the bound source metadata, and the counters needed to go on
+after the checkpoint: the next message ``seq``, the next physical ordinal and
+whether the last consumed line still lacked its newline. Identical-content
+occurrence numbers are rebuilt by replaying the verified prefix (or taken from
+an in-process cache keyed by the exact checkpoint revision and digest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..storage.models import Checkpoint, FormatIdentity
+from .source import SourceIdentity
+
+STATE_VERSION = 2
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def source_key(client_name: str, locator: str) -> str:
+    """The checkpoint key of a source: its client and client-root-relative locator."""
+    return f"{client_name}:{locator}"
+
+
+def ingest_key(fmt: FormatIdentity, session_id: str, locator: str, content_sha256: str, occurrence: int) -> str:
+    """Deterministic identity of one stored record (client+format, session, locator, digest, occurrence)."""
+    material = json.dumps(
+        ["lcm-native-v1", fmt.client_name, fmt.format_name, session_id, locator, content_sha256, occurrence],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Counters:
+    """What numbering a source needs at a position: occurrences by digest, next seq and ordinal."""
+
+    occurrences: dict[str, int] = field(default_factory=dict)
+    next_seq: int = 0
+    next_ordinal: int = 0
+    open_tail: bool = False
+
+    def occurrence(self, digest: str) -> int:
+        n = self.occurrences.get(digest, 0)
+        self.occurrences[digest] = n + 1
+        return n
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointState:
+    session_id: str
+    format: FormatIdentity
+    source: SourceIdentity
+    conversation_id: int | None
+    next_seq: int
+    next_ordinal: int
+    open_tail: bool
+
+    def to_json(self) -> str:
+        src = self.source.as_dict()
+        src["mtime_ms"] = self.source.mtime_ns // 1_000_000
+        src["ctime_ms"] = self.source.ctime_ns // 1_000_000
+        return json.dumps(
+            {
+                "v": STATE_VERSION,
+                "session_id": self.session_id,
+                "format": {
+                    "client_name": self.format.client_name,
+                    "format_name": self.format.format_name,
+                    "format_version": self.format.format_version,
+                },
+                "source": src,
+                "conversation_id": self.conversation_id,
+                "next_seq": self.next_seq,
+                "next_ordinal": self.next_ordinal,
+                "open_tail": self.open_tail,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+
+def _int(data: dict[str, Any], key: str) -> int:
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(key)
+    return value
+
+
+def resumable_counters(
+    checkpoint: Checkpoint, *, session_id: str, fmt: FormatIdentity, scrubber_version: str
+) -> Counters | None:
+    """The counters saved by ``checkpoint`` when it may be resumed (same payload version, session,
+    format identity and scrubber version); ``None`` means an idempotent rescan from byte 0."""
+    if checkpoint.scrubber_version != scrubber_version:
+        return None
+    try:
+        data = json.loads(checkpoint.state_json)
+        ident = data["format"]
+        if (
+            data.get("v") != STATE_VERSION
+            or data.get("session_id") != session_id
+            or FormatIdentity(ident["client_name"], ident["format_name"], ident["format_version"]) != fmt
+        ):
+            return None
+        return Counters(
+            next_seq=_int(data, "next_seq"),
+            next_ordinal=_int(data, "next_ordinal"),
+            open_tail=data["open_tail"] is True,
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class ReplayCache:
+    """Counters at the end of recent runs, so a long-lived process (the daemon) need not replay a prefix.
+
+    Entries are valid only for the exact checkpoint they were saved with
+    (revision, offset, prefix digest and scrubber version).
+    """
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[str, str], tuple[tuple[int, int, str, str], Counters]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _fence(cp: Checkpoint) -> tuple[int, int, str, str]:
+        return (cp.revision, cp.byte_offset, cp.prefix_sha256, cp.scrubber_version)
+
+    def get(self, project_id: str, cp: Checkpoint) -> Counters | None:
+        with self._lock:
+            entry = self._entries.get((project_id, cp.source_key))
+            if entry is None or entry[0] != self._fence(cp):
+                return None
+            self._entries.move_to_end((project_id, cp.source_key))
+            counters = entry[1]
+            return Counters(dict(counters.occurrences), counters.next_seq, counters.next_ordinal, counters.open_tail)
+
+    def put(self, project_id: str, cp: Checkpoint, counters: Counters) -> None:
+        with self._lock:
+            self._entries[(project_id, cp.source_key)] = (self._fence(cp), counters)
+            self._entries.move_to_end((project_id, cp.source_key))
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+REPLAY_CACHE = ReplayCache()
