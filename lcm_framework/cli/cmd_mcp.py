@@ -1,0 +1,36 @@
+"""``lcm mcp``: serve the recall tools to an agent over MCP (stdio)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--list", action="store_true", help="print the tools that would be served and exit")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    if args.list:
+        for name, capability in sorted(app.plugins.capabilities().items()):
+            print(f"{name}: {capability.description}")
+        return 0
+    from ..mcp_server import serve
+
+    serve(app)
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="mcp",
+    help="serve lcm_grep, lcm_search, lcm_describe and lcm_expand over MCP (stdio)",
+    description=(
+        "An MCP server on stdin/stdout for the current project (or --project PATH). Tools come from the\n"
+        "capabilities plugins register (the built-in recall plugin provides the four recall tools).\n"
+        "`lcm install` adds it to Claude Code and Codex."
+    ),
+    configure=configure,
+    run=run,
+)
