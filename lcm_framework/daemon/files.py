@@ -53,9 +53,13 @@ def ensure_token(home: Path) -> str:
     return read_token(home) or token
 
 
-def read_pid(home: Path) -> int | None:
+def read_pid(home: Path, port: int | None = None) -> int | None:
+    """The pid in the pid file (``pid port``); ``None`` when absent or, given ``port``, for another port."""
     try:
-        pid = int(pid_path(home).read_text(encoding="utf-8").split()[0])
+        fields = pid_path(home).read_text(encoding="utf-8").split()
+        pid = int(fields[0])
+        if port is not None and len(fields) > 1 and int(fields[1]) != port:
+            return None
     except (OSError, ValueError, IndexError):
         return None
     return pid if pid > 0 else None

@@ -23,7 +23,7 @@ class DaemonState:
 
 
 def state(home: Path, port: int, *, timeout_s: float = 1.0) -> DaemonState:
-    pid = read_pid(home)
+    pid = read_pid(home, port)
     alive = pid is not None and pid_alive(pid)
     healthy = DaemonClient.for_home(home, port, timeout_s=timeout_s).alive()
     return DaemonState(running=alive or healthy, healthy=healthy, pid=pid if alive else None, port=port)
@@ -79,7 +79,7 @@ def start_background(home: Path, port: int, *, wait_s: float = 15.0) -> DaemonSt
 
 def stop(home: Path, port: int, *, wait_s: float = 35.0) -> bool:
     """SIGTERM the daemon and wait for it to drain and exit; False when none was running."""
-    pid = read_pid(home)
+    pid = read_pid(home, port)
     if pid is None or not pid_alive(pid):
         pid_path(home).unlink(missing_ok=True)
         return False

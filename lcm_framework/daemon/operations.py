@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cli.output import to_jsonable
-from ..errors import LcmError, NotFoundError
+from ..errors import LcmError, NotFoundError, StorageUnavailableError
 from ..storage.models import ContextItemKind, Summary
 
 if TYPE_CHECKING:
     from ..app import App
     from ..storage.contracts import ProjectStorage
 
+PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refused", "message_mismatch"})
 RECALL_POINTER = (
     "LCM keeps every message of this project losslessly. To recover details behind a summary use the "
     "MCP tools lcm_grep (search all stored messages and summaries), lcm_expand (expand a summary id to "
@@ -28,10 +29,22 @@ RECALL_POINTER = (
 
 
 def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, Any]:
-    """Import what ``path`` holds that storage lacks (idempotent, resumable)."""
-    from ..ingest import ingest_file
+    """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project.
 
-    report = ingest_file(app, path, format_id=format_id)
+    A failed file raises: ``IngestError`` for what a retry cannot fix (missing
+    file, unknown format, mismatch), ``StorageUnavailableError`` otherwise so
+    the hook keeps the event in the outbox and the daemon retries it.
+    """
+    from ..ingest import IngestError, ingest_file
+
+    report = ingest_file(app, path, format_id=format_id, project=app.config.project_root)
+    if report.error is not None:
+        if report.error.code in PERMANENT_INGEST_ERRORS:
+            raise IngestError(report.error.message, code=report.error.code)
+        raise StorageUnavailableError(
+            f"ingest failed, will be retried: {report.error.message}", backend=str(
+                app.config.get("storage.backend")), domain="ingest", code=report.error.code,
+        )
     return dict(to_jsonable(report))
 
 
@@ -42,8 +55,9 @@ def session_conversation(storage: ProjectStorage, session_id: str) -> int | None
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
     """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
-    from ..compaction import compact_conversation
+    from ..compaction import CompactionEngine, Mode
 
+    engine = CompactionEngine(app)
     results = []
     with app.project() as storage:
         if session_id is None:
@@ -57,20 +71,22 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
                 )
             ids = [found]
         for conversation_id in ids:
-            results.append(to_jsonable(compact_conversation(app, storage, conversation_id, mode=mode)))
+            results.append(to_jsonable(engine.compact(storage, conversation_id, Mode(mode))))
     return {"conversations": results}
 
 
 def context(app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
     """The assembled context (summaries then fresh tail) of a session, within ``budget_tokens``."""
-    from ..assembly import assemble_context
+    from ..assembly import assemble
 
+    budget = budget_tokens or int(app.config.get("compaction.context_budget_tokens"))
     with app.project() as storage:
         conversation_id = session_conversation(storage, session_id)
         if conversation_id is None:
             return {"session_id": session_id, "conversation_id": None, "messages": []}
-        assembled = assemble_context(app, storage, conversation_id, budget_tokens=budget_tokens)
-        return {"session_id": session_id, "conversation_id": conversation_id, **_as_dict(assembled)}
+        assembled = assemble(storage, conversation_id, budget=budget,
+                             fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
+        return {"session_id": session_id, **assembled.as_json()}
 
 
 def restore(app: App, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
@@ -119,19 +135,6 @@ def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
     return to_jsonable(found.handler(app, args))
 
 
-def project_stats(app: App) -> list[dict[str, Any]]:
-    """``ProjectStorage.stats()`` of every project the backend knows."""
-    rows = []
-    for ref in app.storage.list_projects():
-        storage = app.storage.open_project(ref)
-        try:
-            stats = storage.stats()
-        finally:
-            storage.close()
-        rows.append({"project_id": ref.project_id, "root": ref.root, **to_jsonable(stats)})
-    return rows
-
-
 def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
     conversation_id = session_conversation(storage, session_id)
     if conversation_id is None:
@@ -159,7 +162,3 @@ def _summary_head(s: Summary) -> dict[str, Any]:
 def _iso(value: Any) -> str:
     return value.isoformat() if value is not None else ""
 
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    data = to_jsonable(value)
-    return data if isinstance(data, dict) else {"result": data}

@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from .. import __version__
+from ..diagnostics import project_stats
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
 from .service import HOOK_EVENTS, DaemonService
@@ -114,7 +115,7 @@ async def stats(request: Request) -> JSONResponse:
     body = validate(await read_body(request), [Field("project", Path)])
     service = service_of(request)
     app = service.app_for(body["project"] or service.config.project_root)
-    rows = await service.run(operations.project_stats, app)
+    rows = await service.run(project_stats, app)
     if body["project"] is not None:
         wanted = str(body["project"].resolve())
         rows = [r for r in rows if r["root"] == wanted]

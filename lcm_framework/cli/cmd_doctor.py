@@ -1,0 +1,44 @@
+"""``lcm doctor [--json]``: check the whole installation; each failure names the command that fixes it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+
+MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable report")
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..diagnostics import run_checks
+
+    checks = run_checks(app, dict(os.environ))
+    failed = [c for c in checks if c.failed]
+    if args.json:
+        print_json({"ok": not failed, "checks": checks})
+    else:
+        for check in checks:
+            print(f"[{MARKS.get(check.status, check.status)}] {check.name}: {check.detail}")
+            if check.fix and check.status in ("fail", "warn"):
+                print(f"       fix: {check.fix}")
+        print("all checks passed" if not failed else f"{len(failed)} check(s) failed")
+    return 1 if failed else 0
+
+
+COMMAND = CommandSpec(
+    name="doctor",
+    help="check configuration, plugins, storage, summarizer, agent hooks, daemon and outbox",
+    description=(
+        "Runs every check and prints ok/warn/FAIL/skip with the command that fixes each problem.\n"
+        "Exit status 1 when any check fails. Credentials are checked for presence only, never printed."
+    ),
+    configure=configure,
+    run=run,
+)

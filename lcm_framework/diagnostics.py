@@ -1,0 +1,226 @@
+"""Checks and snapshots behind ``lcm doctor``, ``lcm status`` and ``lcm stats`` (the core never prints).
+
+Every check is observational: it reads configuration, plugin load results,
+storage health, agent configuration files, the daemon's ``/health`` and the
+outbox backlog. Secrets are never returned: a credential check says only
+which variable is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import LcmError
+
+if TYPE_CHECKING:
+    from .app import App
+
+OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
+
+# litellm model prefixes and the environment variable holding their key.
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "cohere": ("COHERE_API_KEY",),
+}
+KEYLESS_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "vllm", "hosted_vllm"})
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    status: str  # ok | warn | fail | skip
+    detail: str
+    fix: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+
+def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
+    checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
+        check_config, check_plugins, check_storage, check_summarizer, check_agents, check_daemon, check_outbox,
+    ]
+    results: list[Check] = []
+    for fn in checks:
+        try:
+            found = fn(app, env)
+        except LcmError as exc:
+            found = Check(fn.__name__.removeprefix("check_"), FAIL, str(exc))
+        except Exception as exc:  # a diagnostic must report, not crash
+            found = Check(fn.__name__.removeprefix("check_"), FAIL, f"check crashed: {type(exc).__name__}: {exc}")
+        results.extend(found if isinstance(found, list) else [found])
+    return results
+
+
+def check_config(app: App, env: Mapping[str, str]) -> Check:
+    config = app.config
+    files = [str(p) for p in (config.global_file, config.project_file) if p.is_file()]
+    detail = "valid" + (f" ({', '.join(files)})" if files else " (defaults; no config file)")
+    return Check("config", OK, detail, data={"files": files, "project_root": str(config.project_root)})
+
+
+def check_plugins(app: App, env: Mapping[str, str]) -> Check:
+    failures = app.plugins.failures
+    loaded = sorted(app.plugins.infos)
+    if failures:
+        names = ", ".join(f"{f.name} ({f.error})" for f in failures)
+        disable = ",".join(f.name for f in failures)
+        return Check("plugins", FAIL, f"failed to load: {names}",
+                     fix=f"reinstall the distribution(s), or disable them: export LCM_DISABLE_PLUGINS={disable}",
+                     data={"loaded": loaded, "failed": [f.name for f in failures]})
+    return Check("plugins", OK, f"{len(loaded)} loaded", data={"loaded": loaded})
+
+
+def check_storage(app: App, env: Mapping[str, str]) -> Check:
+    backend = str(app.config.get("storage.backend"))
+    fix = "check storage.backend and its settings: lcm config list; for PostgreSQL set LCM_POSTGRES_URL"
+    try:
+        factory_health = app.storage.health()
+        with app.project() as project:
+            project_health = project.health()
+    except LcmError as exc:
+        return Check("storage", FAIL, f"{backend}: {exc}", fix=fix)
+    if not (factory_health.ok and project_health.ok):
+        bad = project_health if factory_health.ok else factory_health
+        return Check("storage", FAIL, f"{backend}: {bad.state}" + (f" ({bad.detail})" if bad.detail else ""),
+                     fix=fix)
+    return Check("storage", OK, f"{backend}: reachable, project opened and migrated",
+                 data={"backend": backend, "state": project_health.state})
+
+
+def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
+    name = app.summarizer_name
+    try:
+        app.summarizer()
+    except LcmError as exc:
+        return Check("summarizer", FAIL, str(exc), fix="lcm config set summarizer.provider extractive")
+    model = app.config.get("summarizer.model")
+    if name != "litellm" or not model:
+        return Check("summarizer", OK, f"{name} (offline, needs no credentials)", data={"provider": name})
+    provider = str(model).split("/", 1)[0] if "/" in str(model) else "openai"
+    if provider in KEYLESS_PROVIDERS or app.config.get("summarizer.api_base"):
+        return Check("summarizer", OK, f"litellm model {model} (no key needed)", data={"provider": provider})
+    names = PROVIDER_KEYS.get(provider)
+    if names is None:
+        return Check("summarizer", WARN, f"litellm model {model}: cannot tell which credential it needs",
+                     data={"provider": provider})
+    if any(env.get(n) for n in names):
+        return Check("summarizer", OK, f"litellm model {model}: credentials present", data={"provider": provider})
+    return Check("summarizer", FAIL, f"litellm model {model}: {' or '.join(names)} is not set",
+                 fix=f"export {names[0]}=... (or lcm config set summarizer.provider extractive)",
+                 data={"provider": provider})
+
+
+def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
+    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, installed
+
+    results = []
+    for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
+                                       ("codex", "Codex", codex_dir(env), CODEX_EVENTS)):
+        if agent == "codex" and not root.exists():
+            results.append(Check(f"{agent}_hooks", SKIP, f"{label} not found ({root})"))
+            continue
+        hooks, mcp = installed(agent, env)
+        missing = sorted(set(events) - hooks)
+        problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
+        if problems:
+            results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
+                                 fix=f"lcm install {agent}"))
+        else:
+            results.append(Check(f"{agent}_hooks", OK, f"{label}: hooks and MCP server installed"))
+    return results
+
+
+def check_daemon(app: App, env: Mapping[str, str]) -> Check:
+    from .daemon.lifecycle import state
+
+    port = int(app.config.get("daemon.port"))
+    found = state(app.config.home, port)
+    if found.healthy:
+        return Check("daemon", OK, f"running on 127.0.0.1:{port}" + (f" (pid {found.pid})" if found.pid else ""),
+                     data={"port": port, "pid": found.pid})
+    status = WARN if app.config.get("daemon.autostart") else FAIL
+    detail = f"not answering on 127.0.0.1:{port}" + (" (hooks will start it)" if status == WARN else "")
+    return Check("daemon", status, detail, fix="lcm daemon start", data={"port": port})
+
+
+def check_outbox(app: App, env: Mapping[str, str]) -> Check:
+    from .outbox import read_backlog
+
+    backlog = read_backlog(app.config.home)
+    if backlog is None or backlog.pending == 0:
+        return Check("outbox", OK, "empty", data={"pending": 0})
+    data = {"pending": backlog.pending, "failing": backlog.failing, "last_error": backlog.last_error}
+    if backlog.failing:
+        return Check("outbox", FAIL, f"{backlog.pending} event(s) waiting, {backlog.failing} failing "
+                     f"(last error: {backlog.last_error})", fix="lcm daemon start (then: lcm status)", data=data)
+    return Check("outbox", WARN, f"{backlog.pending} event(s) waiting for the daemon", fix="lcm daemon start",
+                 data=data)
+
+
+def project_stats(app: App) -> list[dict[str, Any]]:
+    """Per project: counts, summaries by depth, compression ratio, size, redactions."""
+    rows = []
+    for ref in app.storage.list_projects():
+        project = app.storage.open_project(ref)
+        try:
+            stats = project.stats()
+        finally:
+            project.close()
+        ratio = round(stats.message_tokens / stats.context_tokens, 2) if stats.context_tokens else None
+        rows.append({
+            "project_id": ref.project_id,
+            "root": ref.root,
+            "conversations": stats.conversations,
+            "messages": stats.messages,
+            "summaries_by_depth": {str(k): v for k, v in sorted(stats.summaries_by_depth.items())},
+            "message_tokens": stats.message_tokens,
+            "context_tokens": stats.context_tokens,
+            "compression_ratio": ratio,
+            "large_files": stats.large_files,
+            "storage_bytes": stats.storage_bytes,
+            "redactions": dict(sorted(stats.redactions.items())),
+        })
+    return rows
+
+
+def status_snapshot(app: App) -> dict[str, Any]:
+    """One screen: daemon, backend, projects, outbox backlog."""
+    from .cli.output import to_jsonable
+    from .daemon.lifecycle import state
+    from .outbox import OutboxError, read_backlog
+
+    port = int(app.config.get("daemon.port"))
+    daemon = state(app.config.home, port)
+    backend: dict[str, Any] = {"name": str(app.config.get("storage.backend"))}
+    projects: list[dict[str, str]] = []
+    try:
+        health = app.storage.health()
+        backend.update(ok=health.ok, state=health.state)
+        projects = [{"project_id": p.project_id, "root": p.root} for p in app.storage.list_projects()]
+    except LcmError as exc:
+        backend.update(ok=False, state="unavailable", detail=str(exc))
+    try:
+        backlog = read_backlog(app.config.home)
+        outbox: Any = to_jsonable(backlog) if backlog else {"pending": 0, "failing": 0, "processed": 0}
+    except OutboxError as exc:
+        outbox = {"error": str(exc)}
+    return {
+        "daemon": {"running": daemon.healthy, "pid": daemon.pid, "port": port},
+        "backend": backend,
+        "projects": projects,
+        "current_project": str(app.config.project_root),
+        "outbox": outbox,
+    }

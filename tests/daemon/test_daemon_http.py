@@ -1,0 +1,136 @@
+"""The daemon process over real HTTP: auth, validation, limits, lifecycle."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import run_lcm
+from tests.daemon.support import DaemonProcess, free_port
+
+
+@pytest.fixture
+def daemon(lcm_env: Path) -> Iterator[DaemonProcess]:
+    proc = DaemonProcess(lcm_env, free_port()).start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def auth(daemon: DaemonProcess) -> dict[str, str]:
+    return {"Authorization": f"Bearer {daemon.token}"}
+
+
+def test_health_needs_no_token_and_token_file_is_private(daemon: DaemonProcess) -> None:
+    answer = httpx.get(f"{daemon.url}/health")
+    assert answer.status_code == 200 and answer.json()["ok"] is True
+    assert stat.S_IMODE((daemon.home / "daemon.token").stat().st_mode) == 0o600
+    assert len(daemon.token) >= 32
+
+
+@pytest.mark.parametrize("path", ["/status", "/stats", "/ingest", "/compact", "/context", "/restore", "/grep",
+                                  "/search", "/describe", "/expand", "/hook"])
+def test_every_other_route_needs_the_token(daemon: DaemonProcess, path: str) -> None:
+    assert httpx.post(f"{daemon.url}{path}", json={}).status_code == 401
+    wrong = httpx.post(f"{daemon.url}{path}", json={}, headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.json()["error"] == "unauthorized"
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    (b"{not json", "not valid JSON"),
+    (b"[1, 2]", "must be a JSON object"),
+    (b'{"session_id": "s"}', "missing required field 'project'"),
+    (b'{"project": "relative/dir", "session_id": "s"}', "absolute path"),
+    (b'{"project": "/tmp", "session_id": 5}', "must be of type str"),
+    (b'{"project": "/tmp", "session_id": "s", "budget_tokens": "many"}', "must be an integer"),
+    (b'{"project": "/tmp", "session_id": "s", "surprise": 1}', "unknown field"),
+    (b'{"project": "/tmp", "session_id": "a\\u0000b"}', "U+0000"),
+])
+def test_bad_bodies_get_400_with_a_clear_message(daemon: DaemonProcess, body: bytes, needle: str) -> None:
+    answer = httpx.post(f"{daemon.url}/context", content=body, headers=auth(daemon))
+    assert answer.status_code == 400, answer.text
+    assert needle in answer.json()["message"]
+    assert "Traceback" not in answer.text
+
+
+def test_unknown_hook_event_and_bad_ingest_mode_are_400(daemon: DaemonProcess) -> None:
+    bad = httpx.post(f"{daemon.url}/hook", json={"event": "Nope", "payload": {}}, headers=auth(daemon))
+    assert bad.status_code == 400 and "unknown hook event" in bad.json()["message"]
+    mode = httpx.post(f"{daemon.url}/ingest", headers=auth(daemon),
+                      json={"project": "/tmp", "path": "/tmp/x.jsonl", "compact": "sometimes"})
+    assert mode.status_code == 400 and "must be one of" in mode.json()["message"]
+
+
+def test_body_size_limit(daemon: DaemonProcess) -> None:
+    huge = b'{"project": "/tmp", "session_id": "' + b"x" * (2 * 1024 * 1024) + b'"}'
+    answer = httpx.post(f"{daemon.url}/context", content=huge, headers=auth(daemon))
+    assert answer.status_code == 413
+    assert answer.json()["error"] == "body_too_large"
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is enforced while streaming
+        yield b'{"project": "/tmp", "session_id": "'
+        for _ in range(40):
+            yield b"y" * 65536
+        yield b'"}'
+
+    streamed = httpx.post(f"{daemon.url}/context", content=chunks(), headers=auth(daemon))
+    assert streamed.status_code == 413
+
+
+def test_context_and_restore_of_an_unknown_session_are_empty(daemon: DaemonProcess, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    ctx = httpx.post(f"{daemon.url}/context", headers=auth(daemon),
+                     json={"project": str(project), "session_id": "nobody"})
+    assert ctx.status_code == 200, ctx.text
+    assert ctx.json()["messages"] == []
+    restored = httpx.post(f"{daemon.url}/restore", headers=auth(daemon),
+                          json={"project": str(project), "session_id": "nobody"})
+    assert restored.status_code == 200, restored.text
+    assert restored.json()["context"] == ""
+    status = httpx.get(f"{daemon.url}/status", headers=auth(daemon)).json()
+    assert status["pid"] == daemon.process.pid  # type: ignore[union-attr]
+    assert str(project) in status["projects"]
+
+
+def test_binds_loopback_only(daemon: DaemonProcess) -> None:
+    import socket
+
+    addresses = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+    for address in addresses - {"127.0.0.1"}:
+        with pytest.raises(OSError), socket.create_connection((address, daemon.port), timeout=1):
+            pass
+
+
+def test_cli_start_status_stop(lcm_env: Path) -> None:
+    port = str(free_port())
+    env = {"LCM_DAEMON_PORT": port}
+    started = run_lcm("daemon", "start", env=env)
+    try:
+        assert started.returncode == 0, started.stderr
+        pid = int((lcm_env / "daemon.pid").read_text().split()[0])
+        status = run_lcm("daemon", "status", "--json", env=env)
+        assert status.returncode == 0 and '"healthy": true' in status.stdout
+        again = run_lcm("daemon", "start", env=env)  # already running: no second daemon
+        assert again.returncode == 0 and f"pid {pid}" in again.stdout
+    finally:
+        stopped = run_lcm("daemon", "stop", env=env)
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert not (lcm_env / "daemon.pid").exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    down = run_lcm("daemon", "status", env=env)
+    assert down.returncode == 3 and "not running" in down.stdout
+
+
+def test_second_daemon_on_same_port_fails_cleanly(daemon: DaemonProcess) -> None:
+    other = run_lcm("daemon", "start", "--foreground", env={"LCM_DAEMON_PORT": str(daemon.port)})
+    assert other.returncode != 0
+    assert "cannot listen" in other.stderr and "Traceback" not in other.stderr
+    assert int((daemon.home / "daemon.pid").read_text().split()[0]) == daemon.process.pid  # type: ignore[union-attr]
