@@ -146,7 +146,7 @@ class Outbox:
         body = json.dumps(dict(payload), ensure_ascii=False, sort_keys=True)
         if len(body.encode("utf-8")) > MAX_PAYLOAD_BYTES:
             raise OutboxError(f"hook payload larger than {MAX_PAYLOAD_BYTES} bytes refused")
-        if "\x00" in body or "\x00" in event:
+        if "\x00" in event or _has_nul(payload):
             raise OutboxError("hook payload contains U+0000")
         stamp = time.time() if now is None else now
         try:
@@ -234,6 +234,16 @@ def read_backlog(home: Path) -> Backlog | None:
         return None
     with Outbox(path) as box:
         return box.backlog()
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
 
 
 def _event(row: tuple[Any, ...]) -> OutboxEvent:

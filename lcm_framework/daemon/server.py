@@ -66,6 +66,8 @@ def error_status(exc: BaseException) -> tuple[int, str]:
         (ConflictError, 409), (TranscriptError, 422), (UnsupportedCapabilityError, 501),
         (StorageUnavailableError, 503), (StorageError, 500), (LcmError, 500),
     )
+    if isinstance(exc, LcmError) and not isinstance(exc, StorageError) and exc.exit_code == 2:
+        return 400, str(getattr(exc, "code", None) or type(exc).__name__)  # usage errors (bad tool arguments)
     for kind, status in table:
         if isinstance(exc, kind):
             if isinstance(exc, BadRequest):
