@@ -1,0 +1,157 @@
+"""Opening, closing, capabilities, health, stats and sanitized errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lcm_framework.errors import ConflictError, StorageClosedError, StorageError
+from lcm_framework.storage.contracts import (
+    Capabilities,
+    CoordinationScope,
+    FullTextTier,
+    ProjectStorage,
+    Repositories,
+    StorageBackendFactory,
+)
+from lcm_framework.storage.models import LargeFile, NewMessage, NewSummary, Role, SummaryKind
+
+from .conftest import make_ref
+
+REPOSITORIES = ("conversations", "summaries", "context", "large_files", "promoted_memory", "recall",
+                "lexical_search", "redaction_admin", "coordination", "native_transcripts")
+LEAKS = ("SELECT", "INSERT", "UPDATE ", "DELETE FROM", "sqlite3", "psycopg", "Traceback", "postgresql://")
+
+
+def assert_sanitized(exc: BaseException, tmp_path: Path, project_id: str | None = None) -> None:
+    text = str(exc)
+    assert str(tmp_path) not in text
+    assert "lcm.db" not in text
+    for leak in LEAKS:
+        assert leak not in text, (leak, text)
+    if isinstance(exc, StorageError):
+        assert exc.backend and exc.domain
+        if project_id is not None:
+            assert exc.project == project_id
+
+
+def test_project_exposes_every_repository(project: ProjectStorage) -> None:
+    assert isinstance(project, Repositories)
+    for name in REPOSITORIES:
+        assert getattr(project, name) is not None
+    assert project.project_id == make_ref("alpha").project_id
+
+
+def test_capabilities_are_data(factory: StorageBackendFactory, project: ProjectStorage) -> None:
+    caps = factory.capabilities
+    assert isinstance(caps, Capabilities)
+    assert caps.backend == factory.name
+    assert caps.transactions is True and caps.lexical_search is True
+    assert isinstance(caps.full_text_tier, FullTextTier)
+    assert caps.full_text_search == (caps.full_text_tier is not FullTextTier.LIKE)
+    assert isinstance(caps.coordination, CoordinationScope)
+    assert project.capabilities == caps
+
+
+def test_close_is_idempotent_and_use_after_close_fails(project: ProjectStorage, tmp_path: Path) -> None:
+    project.conversations.create_conversation("s")
+    project.close()
+    project.close()
+    with pytest.raises(StorageClosedError) as info:
+        project.conversations.list_conversations()
+    assert_sanitized(info.value, tmp_path, project.project_id)
+    with pytest.raises(StorageClosedError):
+        project.transaction(lambda tx: tx.conversations.create_conversation("x"))
+    health = project.health()
+    assert health.ok is False and health.state == "closed" and health.backend
+
+
+def test_closing_one_project_leaves_others_working(factory: StorageBackendFactory) -> None:
+    first = factory.open_project(make_ref("one"))
+    second = factory.open_project(make_ref("two"))
+    again = factory.open_project(make_ref("one"))
+    try:
+        first.conversations.create_conversation("kept")
+        first.close()
+        assert [c.session_id for c in again.conversations.list_conversations()] == ["kept"]
+        second.conversations.create_conversation("still fine")
+        assert second.health().ok
+    finally:
+        second.close()
+        again.close()
+
+
+def test_data_survives_reopen(factory: StorageBackendFactory) -> None:
+    ref = make_ref("reopen")
+    storage = factory.open_project(ref)
+    conv = storage.conversations.create_conversation("s")
+    storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "persisted", 1)])
+    storage.close()
+    storage = factory.open_project(ref)
+    try:
+        assert [m.content for m in storage.conversations.list_messages(conv.conversation_id)] == ["persisted"]
+    finally:
+        storage.close()
+
+
+def test_factory_close_closes_projects_and_is_idempotent(factory: StorageBackendFactory) -> None:
+    storage = factory.open_project(make_ref("fc"))
+    factory.close()
+    factory.close()
+    with pytest.raises(StorageClosedError):
+        storage.conversations.list_conversations()
+    with pytest.raises(StorageClosedError):
+        factory.open_project(make_ref("late"))
+    assert factory.health().ok is False
+
+
+def test_list_projects_returns_opened_refs(factory: StorageBackendFactory) -> None:
+    refs = [make_ref("lp-a"), make_ref("lp-b")]
+    for ref in refs:
+        factory.open_project(ref).close()
+    listed = factory.list_projects()
+    for ref in refs:
+        assert ref in listed
+
+
+def test_health_names_backend_and_project(factory: StorageBackendFactory, project: ProjectStorage,
+                                          tmp_path: Path) -> None:
+    health = project.health()
+    assert health.ok and health.backend == factory.name and health.project == project.project_id
+    assert str(tmp_path) not in repr(health)
+    assert factory.health().ok and str(tmp_path) not in repr(factory.health())
+
+
+def test_errors_are_sanitized(project: ProjectStorage, tmp_path: Path) -> None:
+    conv = project.conversations.create_conversation("s")
+    secret = "value-that-must-not-leak-9f8e"
+    project.summaries.create_summary(NewSummary("sum_s", conv.conversation_id, SummaryKind.LEAF, 0, secret, 1,
+                                                None, None, 0))
+    with pytest.raises(ConflictError) as dup:
+        project.summaries.create_summary(NewSummary("sum_s", conv.conversation_id, SummaryKind.LEAF, 0, secret, 1,
+                                                    None, None, 0))
+    assert_sanitized(dup.value, tmp_path, project.project_id)
+    assert secret not in str(dup.value)
+    assert dup.value.domain == "summaries"
+    with pytest.raises(StorageError) as missing:
+        project.large_files.create_file(LargeFile("file_x", 10**9, None, secret, None, 1, 1, "abc", secret,
+                                                  conv.created_at))
+    assert_sanitized(missing.value, tmp_path, project.project_id)
+    assert secret not in str(missing.value)
+
+
+def test_stats_reports_counts(project: ProjectStorage) -> None:
+    conv = project.conversations.create_conversation("s")
+    stored = project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "a", 3),
+                                                                           NewMessage(Role.USER, "b", 4)])
+    project.context.append_messages(conv.conversation_id, [m.message_id for m in stored])
+    project.summaries.create_summary(NewSummary("sum_st", conv.conversation_id, SummaryKind.LEAF, 0, "s", 2,
+                                                None, None, 0, source_message_ids=[stored[0].message_id]))
+    project.redaction_admin.add_counts({"github-pat": 1})
+    stats = project.stats()
+    assert (stats.conversations, stats.messages, stats.message_tokens, stats.context_tokens) == (1, 2, 7, 7)
+    assert dict(stats.summaries_by_depth) == {0: 1}
+    assert dict(stats.redactions) == {"github-pat": 1}
+    assert stats.large_files == 0
+    assert stats.storage_bytes is None or stats.storage_bytes > 0
