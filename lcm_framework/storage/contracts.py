@@ -95,7 +95,11 @@ class ConversationRepository(Protocol):
         """Ordered by created_at, then conversation_id."""
         ...
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        """Atomic append: allocates contiguous seqs after the current last one (from 0)."""
+        """Atomic append: allocates contiguous seqs after the current last one (from 0).
+
+        Every message must have ``seq=None`` (an explicit seq is a DataValidationError);
+        a missing conversation is a NotFoundError.
+        """
         ...
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
         """Replay/import with explicit ``seq`` on every message; duplicate seq is a ConflictError."""
@@ -110,18 +114,24 @@ class ConversationRepository(Protocol):
         """Exact role+content matches, by seq (used to find the reconciliation anchor)."""
         ...
     def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
-        """Parts grouped by message id, each list by ordinal."""
+        """Parts grouped by message id, each list by ordinal; messages without parts have no key."""
         ...
     def message_count(self, conversation_id: int) -> int: ...
     def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
-        """Deletes unsummarized messages (parts cascade, context refs removed); skips summarized ones."""
+        """Deletes unsummarized messages (parts cascade, context refs removed); skips summarized ones.
+
+        Remaining context ordinals are renumbered 0..n-1; unknown ids are in neither result list.
+        """
         ...
 
 
 class SummaryRepository(Protocol):
     """Summary records and DAG lineage."""
 
-    def create_summary(self, summary: NewSummary) -> Summary: ...
+    def create_summary(self, summary: NewSummary) -> Summary:
+        """A leaf has depth 0 and no parents, a condensed summary depth >= 1 and no source messages
+        (else DataValidationError); a duplicate id is a ConflictError, a missing reference a NotFoundError."""
+        ...
     def get_summary(self, summary_id: str) -> Summary | None: ...
     def get_summaries(self, summary_ids: Sequence[str]) -> list[Summary]: ...
     def list_summaries(self, conversation_id: int, *, depth: int | None = None) -> list[Summary]:
@@ -137,7 +147,7 @@ class SummaryRepository(Protocol):
         """Summaries that condensed this one."""
         ...
     def summaries_for_messages(self, message_ids: Sequence[int]) -> dict[int, list[str]]:
-        """Leaf summary ids covering each message."""
+        """Leaf summary ids covering each message (oldest first); uncovered messages have no key."""
         ...
     def count_by_depth(self, conversation_id: int | None = None) -> dict[int, int]: ...
 
@@ -150,7 +160,11 @@ class ContextRepository(Protocol):
     def replace_range(
         self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str
     ) -> None:
-        """Replace items ``start..end`` (inclusive) with one summary item; later ordinals shift down."""
+        """Replace items ``start..end`` (inclusive) with one summary item; later ordinals shift down.
+
+        ``end < start`` is a DataValidationError; a range not fully present, or a summary of another
+        conversation, is a NotFoundError.
+        """
         ...
     def token_total(self, conversation_id: int) -> int: ...
     def depths(self, conversation_id: int) -> list[int]:
@@ -182,7 +196,12 @@ class RecallRepository(Protocol):
 
 class LexicalSearchRepository(Protocol):
     def search(self, query: SearchQuery) -> list[SearchHit]:
-        """Ranked hits. REGEX needs ``regex_search``; an unsupported mode raises UnsupportedCapabilityError."""
+        """Ranked hits. REGEX needs ``regex_search``; an unsupported mode raises UnsupportedCapabilityError.
+
+        FULL_TEXT: every whitespace-separated word must match (case-insensitive); user text is never
+        query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
+        ``conversation_id`` does not filter the MEMORY target. Ties: newest first, then id ascending.
+        """
         ...
 
 
@@ -200,12 +219,18 @@ class CoordinationRepository(Protocol):
     def record_session_ingest(self, record: SessionIngestRecord) -> None: ...
     def get_session_ingest(self, session_id: str) -> SessionIngestRecord | None: ...
     def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
-        """Grant (or re-grant to the same holder) unless another holder's lease is live."""
+        """Grant (or re-grant to the same holder) unless another holder's lease is live.
+
+        A live same-holder re-grant keeps its fence; any other grant (free, released, expired)
+        gets a fence greater than every earlier one for ``name``.
+        """
         ...
     def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
         """Extend a live lease; ConflictError when it was lost (fence changed or expired)."""
         ...
-    def release_lease(self, lease: Lease) -> None: ...
+    def release_lease(self, lease: Lease) -> None:
+        """Frees the lease when ``lease`` is still the current grant; a stale release changes nothing."""
+        ...
     def check_fence(self, lease: Lease) -> None:
         """ConflictError unless ``lease`` is still the live grant (call inside the final write)."""
         ...
@@ -228,6 +253,13 @@ class NativeTranscriptRepository(Protocol):
         yet); a mismatch raises ConflictError and writes nothing. An existing
         ingest key with identical data counts as skipped; with different data
         (or another source ordinal) it is a ConflictError.
+
+        The stored checkpoint is ``new_checkpoint`` with ``revision`` = previous
+        revision + 1 (1 for the first); ``new_checkpoint.revision`` is ignored.
+        When the stored checkpoint already equals the target (ignoring revision)
+        nothing is rewritten, and a stale ``expected`` is then accepted only if
+        every record already exists identically (a committed retry: read-only).
+        Identity for skipping excludes ``observed_at`` and ``scrubber_version``.
         """
         ...
     def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...
