@@ -14,9 +14,10 @@ from tests.conftest import run_lcm
 from tests.daemon.support import DaemonProcess, free_port
 
 
-@pytest.fixture
-def daemon(lcm_env: Path) -> Iterator[DaemonProcess]:
-    proc = DaemonProcess(lcm_env, free_port()).start()
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    """One daemon for this module's read-only checks (its own LCM_HOME)."""
+    proc = DaemonProcess(tmp_path_factory.mktemp("daemon") / ".lcm", free_port()).start()
     try:
         yield proc
     finally:
@@ -130,7 +131,8 @@ def test_cli_start_status_stop(lcm_env: Path) -> None:
 
 
 def test_second_daemon_on_same_port_fails_cleanly(daemon: DaemonProcess) -> None:
-    other = run_lcm("daemon", "start", "--foreground", env={"LCM_DAEMON_PORT": str(daemon.port)})
+    other = run_lcm("daemon", "start", "--foreground",
+                    env={"LCM_DAEMON_PORT": str(daemon.port), "LCM_HOME": str(daemon.home)})
     assert other.returncode != 0
     assert "cannot listen" in other.stderr and "Traceback" not in other.stderr
     assert int((daemon.home / "daemon.pid").read_text().split()[0]) == daemon.process.pid  # type: ignore[union-attr]

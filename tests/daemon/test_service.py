@@ -1,0 +1,92 @@
+"""The daemon's ASGI app in-process (real storage): per-conversation serialization, cross-project concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lcm_framework.config import load_config
+from lcm_framework.daemon.server import build_app
+from lcm_framework.daemon.service import DaemonService
+from lcm_framework.plugins import build_plugins
+from tests.conftest import CLAUDE_SESSIONS
+
+SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+TOKEN = "t" * 43
+
+
+def make_project(root: Path) -> tuple[Path, Path]:
+    root.mkdir(parents=True)
+    (root / ".git").mkdir()
+    transcript = root / f"{SESSION}.jsonl"
+    shutil.copyfile(CLAUDE_SESSIONS / f"{SESSION}.jsonl", transcript)
+    return root, transcript
+
+
+@pytest.fixture
+def service(lcm_env: Path, tmp_path: Path) -> DaemonService:
+    return DaemonService(load_config(project=tmp_path), build_plugins())
+
+
+async def _client(service: DaemonService) -> httpx.AsyncClient:
+    app = build_app(service, TOKEN, consume_outbox=False)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://daemon",
+                             headers={"Authorization": f"Bearer {TOKEN}"})
+
+
+def test_one_conversation_is_serialized_while_other_projects_proceed(service: DaemonService,
+                                                                     tmp_path: Path) -> None:
+    project_a, transcript_a = make_project(tmp_path / "a")
+    project_b, _ = make_project(tmp_path / "b")
+
+    async def scenario() -> None:
+        async with await _client(service) as client:
+            lock = service.lock(project_a, SESSION)
+            await lock.acquire()
+            ingest_a = asyncio.create_task(client.post("/ingest", json={
+                "project": str(project_a), "path": str(transcript_a), "session_id": SESSION, "compact": "none"}))
+            await asyncio.sleep(0.3)
+            assert not ingest_a.done()  # waits for the conversation's lock
+            other = await asyncio.wait_for(client.post("/context", json={
+                "project": str(project_b), "session_id": SESSION}), timeout=10)
+            assert other.status_code == 200, other.text  # another project is not blocked
+            assert not ingest_a.done()
+            lock.release()
+            answer = await asyncio.wait_for(ingest_a, timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["ingest"]["messages"] > 0
+            # same conversation twice at once: serialized, and the second imports nothing new
+            first, second = await asyncio.gather(*[client.post("/ingest", json={
+                "project": str(project_a), "path": str(transcript_a), "session_id": SESSION,
+                "compact": "none"}) for _ in range(2)])
+            assert first.status_code == second.status_code == 200
+            assert first.json()["ingest"]["messages"] == second.json()["ingest"]["messages"] == 0
+        await service.close()
+
+    asyncio.run(scenario())
+
+
+def test_hook_route_ingests_and_restores(service: DaemonService, tmp_path: Path) -> None:
+    project, transcript = make_project(tmp_path / "p")
+    payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(project)}
+
+    async def scenario() -> None:
+        async with await _client(service) as client:
+            stop = await client.post("/hook", json={"event": "Stop", "payload": payload, "wait": True})
+            assert stop.status_code == 200, stop.text
+            assert stop.json()["ingest"]["messages"] > 0
+            start = await client.post("/hook", json={"event": "SessionStart", "payload": payload})
+            assert start.status_code == 200, start.text
+            assert "restore" in start.json()
+            missing = await client.post("/hook", json={"event": "Stop", "payload": {
+                **payload, "transcript_path": str(project / "gone.jsonl")}})
+            assert missing.status_code == 422
+            relative = await client.post("/hook", json={"event": "Stop", "payload": {"cwd": "relative"}})
+            assert relative.status_code == 400
+        await service.close()
+
+    asyncio.run(scenario())
