@@ -1,0 +1,87 @@
+"""Context assembly: XML summaries, budget filling newest first, protected tail, tool pairing, blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lcm_framework.assembly import assemble, assemble_context
+from lcm_framework.compaction import CompactionEngine, Mode
+from lcm_framework.storage.models import NewPart, PartKind
+
+from .helpers import ingest, new_message, project_dir, scripted_app, texts
+
+
+def _compacted(tmp_path: Path):  # type: ignore[no-untyped-def]
+    app, _ = scripted_app(project_dir(tmp_path), {})
+    storage_cm = app.project()
+    storage = storage_cm.__enter__()
+    cid, stored = ingest(storage, "s1", texts(60))
+    CompactionEngine(app).compact(storage, cid, Mode.FULL)
+    return app, storage_cm, storage, cid, stored
+
+
+def test_summaries_render_as_xml_user_messages_then_the_fresh_tail(tmp_path: Path) -> None:
+    app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        context = assemble_context(app, storage, cid, budget_tokens=1_000_000)
+        first = context.messages[0]
+        assert first["role"] == "user"
+        xml = first["content"][0]["text"]
+        assert xml.startswith('<summary id="sum_') and 'kind="condensed"' in xml and "<parents>" in xml
+        assert '<summary_ref id="sum_' in xml and "<content>" in xml and xml.endswith("</summary>")
+        assert 'earliest_at="2026-02-17T07:' in xml
+        tail_texts = [m["content"][0]["text"] for m in context.messages[-4:]]
+        assert tail_texts == [m.content for m in stored[-4:]]
+        assert all(isinstance(m["content"], list) for m in context.messages)
+        assert context.dropped_items == 0
+        text = context.as_text()
+        assert "[user]\n<summary id=" in text and stored[-1].content in text
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def test_budget_keeps_newest_items_and_always_the_tail(tmp_path: Path) -> None:
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        items = storage.context.list_items(cid)
+        tail_tokens = sum(i.token_count for i in items[-4:])
+        tight = assemble(storage, cid, budget=tail_tokens + items[-5].token_count, fresh_tail_count=4)
+        assert tight.included_items == 5 and tight.dropped_items == len(items) - 5
+        assert tight.summary_ids == [items[-5].summary_id]
+        tiny = assemble(storage, cid, budget=1, fresh_tail_count=4)
+        assert tiny.message_ids == [m.message_id for m in stored[-4:]] and tiny.over_budget
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def test_tool_pairs_are_sanitized_and_results_travel_in_user_turns(tmp_path: Path) -> None:
+    app, _ = scripted_app(project_dir(tmp_path), {})
+    call = NewPart(PartKind.TOOL_CALL, text='{"command": "ls"}', tool_call_id="toolu_a", tool_name="Bash")
+    result = NewPart(PartKind.TOOL_RESULT, text="README.md", tool_call_id="toolu_a")
+    orphan = NewPart(PartKind.TOOL_RESULT, text="lost", tool_call_id="toolu_gone")
+    unanswered = NewPart(PartKind.TOOL_CALL, text="{}", tool_call_id="toolu_b", tool_name="Read")
+    thinking = NewPart(PartKind.REASONING, text="hmm")
+    messages = [
+        new_message(0, "list files"),
+        new_message(1, "ok", parts=[thinking, NewPart(PartKind.TEXT, text="Listing."), call]),
+        new_message(2, "result", parts=[result, orphan]),
+        new_message(3, "again", parts=[unanswered]),
+    ]
+    with app.project() as storage:
+        cid, _ = ingest(storage, "s1", messages)
+        turns = assemble(storage, cid, budget=10_000, fresh_tail_count=8).messages
+    assert turns == [
+        {"role": "user", "content": [{"type": "text", "text": "list files"}]},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Listing."},
+            {"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {"command": "ls"}},
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "README.md"}]},
+    ]
+
+
+def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
+    app, _ = scripted_app(project_dir(tmp_path), {})
+    with app.project() as storage:
+        context = assemble(storage, 999, budget=100, fresh_tail_count=8)
+    assert context.messages == [] and context.token_estimate == 0
