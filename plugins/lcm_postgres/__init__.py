@@ -1,0 +1,1 @@
+"""The PostgreSQL storage backend of LCM (shared memory for several machines)."""

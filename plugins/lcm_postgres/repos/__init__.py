@@ -1,0 +1,1 @@
+"""The PostgreSQL implementations of the domain repositories."""

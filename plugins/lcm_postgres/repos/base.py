@@ -1,0 +1,71 @@
+"""What every PostgreSQL repository shares: its executor, validation, typed errors and value checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from lcm_framework.errors import ConflictError, DataValidationError, NotFoundError, StorageError
+from lcm_framework.storage.validation import MAX_SAFE_INT, Validator, effective_limit
+
+from ..errors import BACKEND
+from ..runtime import Executor
+
+
+class Repository:
+    """Base of the domain repositories, bound to one project and one executor."""
+
+    domain: ClassVar[str]
+
+    def __init__(self, executor: Executor, project_id: str) -> None:
+        self._ex = executor
+        self._project = project_id
+        self._check = Validator(BACKEND, self.domain, project_id)
+
+    def _cursor(self) -> Any:
+        return self._ex.cursor(self.domain)
+
+    def _where(self) -> dict[str, Any]:
+        return {"backend": BACKEND, "domain": self.domain, "project": self._project}
+
+    def _not_found(self, what: str) -> NotFoundError:
+        return NotFoundError(f"{what} does not exist", code="not_found", **self._where())
+
+    def _conflict(self, message: str, code: str = "conflict") -> ConflictError:
+        return ConflictError(message, code=code, **self._where())
+
+    def _invalid(self, message: str, code: str = "invalid") -> DataValidationError:
+        return DataValidationError(message, code=code, **self._where())
+
+    def _ids(self, field: str, values: Sequence[int]) -> list[int]:
+        for value in values:
+            self._check.count(field, value)
+        return list(values)
+
+    def _limit(self, limit: int | None) -> int | None:
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise self._invalid("limit must be an integer", "invalid_type")
+        return effective_limit(limit)
+
+    def _int(self, value: Any) -> int:
+        """A bigint from the server, accepted only within the safe-integer range."""
+        if isinstance(value, bool) or not isinstance(value, int) or not -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            raise StorageError("a stored integer is outside the safe range", code="integer_out_of_range",
+                               **self._where())
+        return value
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Aware UTC for a datetime from either side (naive values are taken as UTC)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def utc_required(value: datetime) -> datetime:
+    out = utc(value)
+    assert out is not None
+    return out

@@ -1,0 +1,121 @@
+"""Promoted memories and recall statistics."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from lcm_framework.storage.models import Memory, NewMemory, RecallStats
+
+from .base import Repository, utc, utc_required
+
+_COLUMNS = "memory_id, content, tags, confidence, source_summary_id, metadata, archived, created_at, updated_at"
+
+
+class PgMemory(Repository):
+    domain = "promoted_memory"
+
+    def _memory(self, r: Sequence[Any]) -> Memory:
+        return Memory(self._int(r[0]), r[1], tuple(r[2]), float(r[3]), r[4], r[5], bool(r[6]),
+                      utc_required(r[7]), utc_required(r[8]))
+
+    def _confidence(self, value: float) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
+                or not 0.0 <= value <= 1.0:
+            raise self._invalid("confidence must be a number in 0..1", "invalid_confidence")
+        return float(value)
+
+    def create_memory(self, memory: NewMemory) -> Memory:
+        self._check.text("content", memory.content)
+        self._check.texts("tag", memory.tags)
+        self._check.text("source_summary_id", memory.source_summary_id)
+        self._check.text("metadata", memory.metadata)
+        confidence = self._confidence(memory.confidence)
+        with self._cursor() as cur:
+            cur.execute(f"INSERT INTO memories (project_id, content, tags, confidence, source_summary_id, metadata) "
+                        f"VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
+                        (self._project, memory.content, list(memory.tags), confidence, memory.source_summary_id,
+                         memory.metadata))
+            return self._memory(cur.fetchone())
+
+    def get_memory(self, memory_id: int) -> Memory | None:
+        self._check.count("memory_id", memory_id)
+        with self._cursor() as cur:
+            cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND memory_id = %s",
+                        (self._project, memory_id))
+            row = cur.fetchone()
+        return self._memory(row) if row else None
+
+    def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]:
+        self._check.text("tag", tag)
+        with self._cursor() as cur:
+            cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND (%s OR NOT archived) "
+                        "AND (%s::text IS NULL OR %s::text = ANY(tags)) ORDER BY created_at, memory_id",
+                        (self._project, bool(include_archived), tag, tag))
+            return [self._memory(r) for r in cur.fetchall()]
+
+    def _update(self, memory_id: int, assignment: str, value: Any) -> Memory:
+        self._check.count("memory_id", memory_id)
+        with self._cursor() as cur:
+            cur.execute(f"UPDATE memories SET {assignment}, updated_at = clock_timestamp() "
+                        f"WHERE project_id = %s AND memory_id = %s RETURNING {_COLUMNS}",
+                        (value, self._project, memory_id))
+            row = cur.fetchone()
+        if row is None:
+            raise self._not_found("memory")
+        return self._memory(row)
+
+    def set_confidence(self, memory_id: int, confidence: float) -> Memory:
+        return self._update(memory_id, "confidence = %s", self._confidence(confidence))
+
+    def archive(self, memory_id: int) -> Memory:
+        return self._update(memory_id, "archived = %s", True)
+
+    def revive(self, memory_id: int) -> Memory:
+        return self._update(memory_id, "archived = %s", False)
+
+    def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]:
+        limit = self._confidence(max_confidence)
+        with self._cursor() as cur:
+            cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND NOT archived "
+                        "AND updated_at < %s AND confidence <= %s ORDER BY updated_at, memory_id",
+                        (self._project, utc(older_than), limit))
+            return [self._memory(r) for r in cur.fetchall()]
+
+
+class PgRecall(Repository):
+    domain = "recall"
+
+    def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None:
+        self._check.texts("target_id", target_ids)
+        self._check.text("query", query)
+        if not target_ids:
+            return
+        with self._cursor() as cur:
+            cur.execute(
+                "INSERT INTO recall_stats AS r (project_id, target_id, surfaced, last_surfaced_at, last_query) "
+                "SELECT %s, t.id, count(*), clock_timestamp(), %s FROM unnest(%s::text[]) AS t(id) GROUP BY t.id "
+                "ON CONFLICT (project_id, target_id) DO UPDATE SET surfaced = r.surfaced + excluded.surfaced, "
+                "last_surfaced_at = excluded.last_surfaced_at, last_query = excluded.last_query",
+                (self._project, query, list(target_ids)),
+            )
+
+    def record_feedback(self, target_id: str, *, useful: bool) -> None:
+        self._check.text("target_id", target_id)
+        column = "useful" if useful else "not_useful"
+        with self._cursor() as cur:
+            cur.execute(f"INSERT INTO recall_stats AS r (project_id, target_id, {column}) VALUES (%s, %s, 1) "
+                        f"ON CONFLICT (project_id, target_id) DO UPDATE SET {column} = r.{column} + 1",
+                        (self._project, target_id))
+
+    def stats(self, target_id: str) -> RecallStats:
+        self._check.text("target_id", target_id)
+        with self._cursor() as cur:
+            cur.execute("SELECT surfaced, useful, not_useful, last_surfaced_at FROM recall_stats "
+                        "WHERE project_id = %s AND target_id = %s", (self._project, target_id))
+            row = cur.fetchone()
+        if row is None:
+            return RecallStats(target_id, 0, 0, 0, None)
+        return RecallStats(target_id, self._int(row[0]), self._int(row[1]), self._int(row[2]), utc(row[3]))

@@ -1,0 +1,131 @@
+"""Lexical search over messages, summaries and memories.
+
+* full text: ``websearch_to_tsquery('simple', ...)`` against a stored
+  tsvector, ranked with ``ts_rank``;
+* substring: ``ILIKE`` served by the pg_trgm GIN index;
+* regex: the server's ``~`` operator (POSIX ARE).
+
+PostgreSQL drops words longer than its lexeme limit from tsvectors. The
+content itself is always stored whole, and a full-text query word beyond
+that limit is matched through the trigram path instead, so such tokens are
+still found.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
+
+from .base import Repository, utc, utc_required
+
+LEXEME_LIMIT_BYTES = 2046
+SNIPPET_CHARS = 160
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    table: str
+    id_expr: str
+    conversation_expr: str
+    order_id: str
+
+
+_SOURCES = {
+    SearchTarget.MESSAGES: _Source("messages", "message_id::text", "conversation_id", "message_id"),
+    SearchTarget.SUMMARIES: _Source("summaries", "summary_id", "conversation_id", "summary_id"),
+    SearchTarget.MEMORY: _Source("memories", "memory_id::text", "NULL::bigint", "memory_id"),
+}
+
+
+def like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def split_long_tokens(text: str) -> tuple[str, list[str]]:
+    """(query text for the tsquery, whitespace chunks too long to be lexemes)."""
+    long = [w for w in text.split() if len(w.encode("utf-8")) > LEXEME_LIMIT_BYTES]
+    rest = " ".join(w for w in text.split() if len(w.encode("utf-8")) <= LEXEME_LIMIT_BYTES)
+    return rest, long
+
+
+def snippet(content: str, needle: str | None) -> str:
+    """About SNIPPET_CHARS characters of ``content`` around the first case-insensitive hit of ``needle``."""
+    if len(content) <= SNIPPET_CHARS:
+        return content
+    at = content.lower().find(needle.lower()) if needle else -1
+    start = max(0, at - SNIPPET_CHARS // 4) if at >= 0 else 0
+    end = min(len(content), start + SNIPPET_CHARS)
+    return ("…" if start else "") + content[start:end] + ("…" if end < len(content) else "")
+
+
+class PgSearch(Repository):
+    domain = "lexical_search"
+
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        self._check.text("query", query.text)
+        if not isinstance(query.text, str):
+            raise self._invalid("query text must be text", "invalid_type")
+        self._check.optional_count("conversation_id", query.conversation_id)
+        try:
+            mode, target = SearchMode(query.mode), SearchTarget(query.target)
+        except ValueError:
+            raise self._invalid("unknown search mode or target", "invalid_enum") from None
+        bound = self._limit(query.limit)
+        if bound == 0 or not query.text.strip():
+            return []
+        source = _SOURCES[target]
+        where = ["project_id = %(project)s"]
+        args: dict[str, Any] = {"project": self._project, "limit": bound, "since": utc(query.since),
+                                "conversation": query.conversation_id}
+        if query.since is not None:
+            where.append("created_at >= %(since)s")
+        if query.conversation_id is not None:
+            where.append(f"{source.conversation_expr} = %(conversation)s")
+        score = "1.0::float8"
+        needle: str | None = query.text.split()[0]
+        if mode is SearchMode.FULL_TEXT:
+            rest, long = split_long_tokens(query.text)
+            if rest:
+                args["tsq"] = rest
+                where.append("content_tsv @@ websearch_to_tsquery('simple', %(tsq)s)")
+                score = "ts_rank(content_tsv, websearch_to_tsquery('simple', %(tsq)s))::float8"
+            for n, token in enumerate(long):
+                args[f"long{n}"] = like_pattern(token)
+                where.append(f"content ILIKE %(long{n})s")
+            needle = (re.findall(r"\w+", rest) or [None])[0] if rest else long[0]
+        elif mode is SearchMode.SUBSTRING:
+            args["pattern"] = like_pattern(query.text)
+            where.append("content ILIKE %(pattern)s")
+            needle = query.text
+        else:
+            args["regex"] = query.text
+            where.append("content ~ %(regex)s")
+            needle = None
+        sql = (f"SELECT {source.id_expr}, {source.conversation_expr}, content, {score} AS score, created_at "
+               f"FROM {source.table} WHERE {' AND '.join(where)} "
+               f"ORDER BY score DESC, created_at DESC, {source.order_id} DESC LIMIT %(limit)s")
+        with self._cursor() as cur:
+            cur.execute(sql, args)
+            rows = cur.fetchall()
+        if mode is SearchMode.REGEX:
+            return [self._hit(target, r, _regex_needle(query.text, r[2])) for r in rows]
+        return [self._hit(target, r, needle) for r in rows]
+
+    def _hit(self, target: SearchTarget, r: Any, needle: str | None) -> SearchHit:
+        return SearchHit(target, r[0], None if r[1] is None else self._int(r[1]), snippet(r[2], needle),
+                         float(r[3]), utc_required(r[4]))
+
+
+def _regex_needle(pattern: str, content: str) -> str | None:
+    """The first match of ``pattern`` in ``content`` (linear-time re2) when it accepts the pattern, else None."""
+    import re2
+
+    try:
+        found = re2.search(pattern, content)
+    except Exception:  # re2 refuses the pattern: snippet from the start
+        return None
+    return found.group(0) if found else None
