@@ -12,6 +12,12 @@ if TYPE_CHECKING:
     from lcm_framework.summarize.contracts import Summarizer, SummarizerFactory
 
 
+def llm(config: Config) -> Summarizer:
+    from .llm import LitellmSummarizer
+
+    return LitellmSummarizer(config)
+
+
 def extractive(config: Config) -> Summarizer:
     from .extractive import ExtractiveSummarizer
 
@@ -26,5 +32,6 @@ def truncate(config: Config) -> Summarizer:
 
 @hookimpl(trylast=True)
 def lcm_register_summarizers(register: Callable[[str, SummarizerFactory], None]) -> None:
+    register("litellm", llm)
     register("extractive", extractive)
     register("truncate", truncate)
