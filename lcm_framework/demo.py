@@ -1,0 +1,93 @@
+"""``./dev demo``: LCM's main job end to end on the embedded default (SQLite, no API key).
+
+Imports your own Claude Code / Codex sessions when they exist (into your real
+``$LCM_HOME``), otherwise the sample sessions bundled in ``formats/samples``
+(into a throwaway ``.lcm-demo`` home inside the checkout). Then compacts every
+imported project, greps for a detail and expands the covering summary back to
+the original message. Every step is a real ``lcm`` command, printed as it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "formats" / "samples"
+
+
+def _lcm(*args: str, env: dict[str, str]) -> None:
+    """Run a command the way a user would, showing it and its output."""
+    shown = " ".join(f"'{a}'" if " " in a else a for a in args)
+    print(f"\n$ lcm {shown}", flush=True)
+    result = subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", *args], env=env)
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"demo: `lcm {args[0]}` failed with exit status {result.returncode}")
+
+
+def _query(*args: str, env: dict[str, str]) -> dict:  # type: ignore[type-arg]
+    """Run a ``--json`` command quietly and return its result."""
+    result = subprocess.run(
+        [sys.executable, "-m", "lcm_framework.cli.main", *args, "--json"], env=env, text=True, capture_output=True
+    )
+    return json.loads(result.stdout) if result.returncode == 0 and result.stdout.strip() else {}
+
+
+def _user_has_sessions(env: dict[str, str]) -> bool:
+    claude = Path(env.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "projects"
+    codex = Path(env.get("CODEX_HOME") or Path.home() / ".codex")
+    return any(claude.rglob("*.jsonl")) or any((codex / "sessions").rglob("rollout-*.jsonl"))
+
+
+def main() -> None:
+    env = dict(os.environ)
+    env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    needle = "Address already in use"
+    if "--samples" not in sys.argv and _user_has_sessions(env):
+        print("demo: importing your own Claude Code / Codex sessions into", env.get("LCM_HOME", "~/.lcm"))
+        needle = sys.argv[sys.argv.index("--grep") + 1] if "--grep" in sys.argv else "error"
+    else:
+        home = REPO / ".lcm-demo"
+        shutil.rmtree(home, ignore_errors=True)
+        env.update(
+            LCM_HOME=str(home),
+            CLAUDE_CONFIG_DIR=str(SAMPLES / "claude"),
+            CODEX_HOME=str(SAMPLES / "codex"),
+        )
+        print(f"demo: no sessions of yours found; using the bundled samples (LCM_HOME={home})")
+
+    _lcm("import", env=env)
+    roots = [p["root"] for p in _query("stats", env=env).get("projects", [])]
+    for root in roots:
+        _lcm("--project", root, "compact", "--all", env=env)
+    if not roots:
+        raise SystemExit("demo: nothing was imported")
+
+    found = None
+    for root in roots:
+        groups = _query("--project", root, "grep", needle, env=env).get("groups") or []
+        covering = [g for g in groups if g.get("summary_id")]
+        if covering:
+            found = (root, covering[0]["summary_id"])
+            break
+    if found is None:
+        print(f"\ndemo: nothing compacted mentions {needle!r}; try `./dev demo --grep WORD`")
+        return
+    root, summary_id = found
+    _lcm("--project", root, "grep", needle, env=env)
+    _lcm("stats", env=env)
+    _lcm("--project", root, "describe", summary_id, env=env)
+    _lcm("--project", root, "expand", summary_id, "--include-messages", "--token-cap", "1500", env=env)
+    _lcm("--project", root, "verify", env=env)
+    print(
+        "\ndemo: done. The summary above replaced the original turns in the agent's context, and "
+        "`lcm expand` recovered them verbatim. Next: `lcm install` wires LCM into Claude Code and Codex."
+    )
+
+
+if __name__ == "__main__":
+    main()
