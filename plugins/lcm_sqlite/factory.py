@@ -54,7 +54,8 @@ class SqliteBackendFactory:
         if self._closed:
             raise closed("project", project.project_id)
         try:
-            ensure_private_dir(self._home)
+            for parent in (self._home, self._projects):
+                ensure_private_dir(parent)
             directory = ensure_private_dir(self._projects / project.project_id)
         except OSError:
             raise StorageUnavailableError("the project directory cannot be created", backend=BACKEND,

@@ -1,0 +1,77 @@
+"""On-disk layout: private modes, WAL, versioned schema, ProjectRef stored in the database."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from pathlib import Path
+
+from lcm_sqlite import schema
+
+from lcm_framework.storage.models import NewMessage, Role
+
+from .conftest import MakeFactory, db_path, ref
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_private_modes_wal_and_user_version(make_factory: MakeFactory, tmp_path: Path) -> None:
+    project = make_factory().open_project(ref())
+    conv = project.conversations.create_conversation("s")
+    project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "x", 1)])
+    path = db_path(tmp_path, ref())
+    assert mode(path.parent) == 0o700
+    assert mode(path.parent.parent) == 0o700
+    assert mode(tmp_path / "home") == 0o700
+    for name in ("lcm.db", "lcm.db-wal", "lcm.db-shm"):
+        assert mode(path.with_name(name)) == 0o600, name
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST == len(schema.MIGRATIONS)
+    finally:
+        raw.close()
+    project.close()
+
+
+def test_existing_loose_modes_are_tightened(make_factory: MakeFactory, tmp_path: Path) -> None:
+    factory = make_factory()
+    factory.open_project(ref()).close()
+    path = db_path(tmp_path, ref())
+    path.chmod(0o644)
+    path.parent.chmod(0o755)
+    factory.open_project(ref()).close()
+    assert mode(path) == 0o600 and mode(path.parent) == 0o700
+
+
+def test_list_projects_reads_the_stored_root(make_factory: MakeFactory, tmp_path: Path) -> None:
+    factory = make_factory()
+    factory.open_project(ref("b")).close()
+    factory.open_project(ref("a")).close()
+    (tmp_path / "home" / "projects" / "stray-dir").mkdir()
+    assert factory.list_projects() == [ref("a"), ref("b")]
+    assert make_factory().list_projects() == [ref("a"), ref("b")]
+
+
+def test_busy_timeout_comes_from_config(make_factory: MakeFactory, tmp_path: Path) -> None:
+    project = make_factory(**{"storage.busy_timeout_ms": 1234}).open_project(ref())
+    timeout = project._scope.db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0], "test")
+    assert timeout == 1234
+    project.close()
+
+
+def test_reopen_does_not_rerun_migrations(make_factory: MakeFactory, tmp_path: Path) -> None:
+    factory = make_factory()
+    factory.open_project(ref()).close()
+    path = db_path(tmp_path, ref())
+    before = path.stat().st_mtime_ns
+    factory.open_project(ref()).close()
+    raw = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        raw.close()
+    assert {"conversations", "messages", "native_records", "checkpoints", "messages_fts"} <= tables
+    assert path.stat().st_mtime_ns >= before

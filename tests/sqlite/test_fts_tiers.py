@@ -1,0 +1,96 @@
+"""Each full-text tier forced through ``storage.fts_tier``: ranked results, reported capability, rebuilds."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from lcm_sqlite import fts
+
+from lcm_framework.errors import ConfigError
+from lcm_framework.storage.contracts import FullTextTier
+from lcm_framework.storage.models import NewMemory, NewMessage, NewSummary, Role, SearchQuery, SearchTarget, SummaryKind
+
+from .conftest import MakeFactory, db_path, ref
+
+TIERS = [t for t in ("fts5", "fts4", "like") if FullTextTier(t) in fts.available()]
+
+
+def fill(storage) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Two of six messages mention the term (FTS4's rank_bm25 gives 0 to terms in half the rows or more)."""
+    conv = storage.conversations.create_conversation("s")
+    texts = {
+        "strong": "kubernetes pod crashed; kubernetes restarted the kubernetes pod",
+        "weak": "the kubernetes docs mention " + "unrelated words " * 40,
+        **{f"none{i}": f"nothing to see here {i}" for i in range(4)},
+    }
+    stored = storage.conversations.append_messages(conv.conversation_id,
+                                                   [NewMessage(Role.USER, t, 1) for t in texts.values()])
+    storage.summaries.create_summary(NewSummary("sum_k", conv.conversation_id, SummaryKind.LEAF, 0,
+                                                "kubernetes outage summary", 1, None, None, 0))
+    storage.promoted_memory.create_memory(NewMemory("kubernetes runs on the lab cluster"))
+    return {name: str(m.message_id) for name, m in zip(texts, stored, strict=True)}
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_forced_tier_ranks_results(make_factory: MakeFactory, tier: str) -> None:
+    factory = make_factory(**{"storage.fts_tier": tier})
+    assert factory.capabilities.full_text_tier is FullTextTier(tier)
+    assert factory.capabilities.full_text_search is (tier != "like")
+    storage = factory.open_project(ref())
+    ids = fill(storage)
+    hits = storage.lexical_search.search(SearchQuery("kubernetes"))
+    assert [h.id for h in hits] == [ids["strong"], ids["weak"]]
+    assert hits[0].score > hits[1].score
+    assert [h.id for h in storage.lexical_search.search(SearchQuery("Kubernetes POD"))] == [ids["strong"]]
+    assert [h.id for h in storage.lexical_search.search(SearchQuery("kubernetes", target=SearchTarget.SUMMARIES))] \
+        == ["sum_k"]
+    assert len(storage.lexical_search.search(SearchQuery("cluster", target=SearchTarget.MEMORY))) == 1
+    assert storage.lexical_search.search(SearchQuery('pod" OR "x')) == []
+    assert storage.health().detail == f"full-text tier {tier}"
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_index_tables_match_the_tier(make_factory: MakeFactory, tmp_path: Path, tier: str) -> None:
+    make_factory(**{"storage.fts_tier": tier}).open_project(ref()).close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    try:
+        sql = {r[0]: r[1] for r in raw.execute("SELECT name, sql FROM sqlite_master WHERE name = 'messages_fts'")}
+        recorded = raw.execute("SELECT value FROM meta WHERE key = 'fts_tier'").fetchone()[0]
+    finally:
+        raw.close()
+    assert recorded == tier
+    if tier == "like":
+        assert sql == {}
+    else:
+        assert f"USING {tier}" in sql["messages_fts"]
+
+
+def test_switching_tier_rebuilds_the_index(make_factory: MakeFactory) -> None:
+    if not {FullTextTier.FTS5, FullTextTier.FTS4} <= fts.available():
+        pytest.skip("needs both FTS5 and FTS4")
+    first = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
+    ids = fill(first)
+    first.close()
+    for tier in ("fts4", "like", "fts5"):
+        storage = make_factory(**{"storage.fts_tier": tier}).open_project(ref())
+        assert [h.id for h in storage.lexical_search.search(SearchQuery("kubernetes pod"))] == [ids["strong"]]
+        conv = storage.conversations.get_or_create_conversation("s")
+        (m,) = storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, f"new {tier}", 1)])
+        assert [h.id for h in storage.lexical_search.search(SearchQuery(f"new {tier}"))] == [str(m.message_id)]
+        storage.close()
+
+
+def test_unknown_tier_is_refused(make_factory: MakeFactory) -> None:
+    with pytest.raises(ConfigError):
+        make_factory(**{"storage.fts_tier": "fts9"})
+
+
+def test_auto_picks_the_best_available() -> None:
+    assert fts.resolve("auto") is next(t for t in fts.TIERS if t in fts.available())
+
+
+def test_match_expression_quotes_user_text() -> None:
+    assert fts.match_expression(fts.phrases('foo-bar "x NEAR(')) == '"foo bar" "x" "NEAR"'
+    assert fts.phrases('" - * ( )') == []
