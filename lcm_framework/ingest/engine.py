@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -42,7 +43,7 @@ from .state import CheckpointState, Counters, ingest_key, resumable_counters, so
 HEAD_RECORDS = 8
 IDENTITY_SCAN_RECORDS = 200
 MAX_CHANGED_ATTEMPTS = 3
-MAX_CONFLICT_ATTEMPTS = 8
+MAX_CONFLICT_ATTEMPTS = 30
 
 Item = Accepted | Quarantined
 
@@ -80,6 +81,7 @@ def import_spec(ctx: RunContext, spec: SourceSpec, *, format_id: str | None = No
             if conflicts >= MAX_CONFLICT_ATTEMPTS:
                 return _fail(report, CheckpointConflictError("other writers kept advancing this source",
                                                              locator=spec.locator))
+            time.sleep(min(0.05 * 2**conflicts, 1.0))  # let the other writer get ahead, then resume after it
         except _Rescan:
             force_rescan = True
         except LcmError as exc:
