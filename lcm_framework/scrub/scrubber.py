@@ -1,0 +1,221 @@
+"""The scrubber: redact secrets in every key and string of a record, then verify and hash it.
+
+``scrub_record`` follows the spec's order: recursive redaction of keys and
+values, redacted-key collision check, canonical JSON (sorted keys, compact,
+``ensure_ascii=False``), a rescan of that complete text with every effective
+rule (a residual match is refused), then SHA-256 of the canonical JSON.
+
+To stay fast, a record is first checked as a whole: one keyword scan of its
+canonical JSON picks the candidate rules (none for most records), and each
+candidate runs once over the record's strings joined by newlines; only the
+strings its matches touch are scrubbed one by one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ScrubberError
+from ..transcripts.reader import Reason
+from .rules import CompiledRule
+from .scanner import Hit, Scanner
+
+PIPELINE_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Where a rule matched: offsets (characters) of the secret, 1-based line and column. Never the secret."""
+
+    rule_id: str
+    start: int
+    end: int
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScrubbedRecord:
+    value: dict[str, Any] | list[Any]
+    canonical_json: str
+    sha256: str
+    redactions: dict[str, int]
+    """Redaction counts per category."""
+
+
+class ScrubRejected(ScrubberError):
+    """A record that cannot be stored safely. The message never contains record content."""
+
+    def __init__(self, reason: Reason, detail: str = "") -> None:
+        self.reason = reason
+        super().__init__(f"record refused by the scrubber: {reason.value}" + (f" ({detail})" if detail else ""))
+
+
+def canonical_json(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        raise ScrubRejected(Reason.MALFORMED_JSON, "not representable as JSON") from None
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ScrubRejected(Reason.MALFORMED_JSON, "lone surrogate") from None
+
+
+def _strings(value: Any) -> dict[str, int]:
+    """Every distinct key and string value in the tree with its number of occurrences."""
+    seen: dict[str, int] = {}
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in items:
+            if isinstance(key, str):
+                seen[key] = seen.get(key, 0) + 1
+            if isinstance(child, str):
+                seen[child] = seen.get(child, 0) + 1
+            elif isinstance(child, dict | list):
+                stack.append(child)
+    return seen
+
+
+def _rebuild(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, list):
+        return [_rebuild(v, mapping) for v in value]
+    if isinstance(value, dict):
+        out = {mapping.get(k, k): _rebuild(v, mapping) for k, v in value.items()}
+        if len(out) != len(value):
+            raise ScrubRejected(Reason.REDACTED_KEY_COLLISION)
+        return out
+    return value
+
+
+class Scrubber:
+    """Redacts with a fixed, compiled rule set. Thread-safe (holds no mutable state)."""
+
+    def __init__(self, rules: Sequence[CompiledRule], digest: str) -> None:
+        self.digest = digest
+        self.version = f"lcm-scrub/{PIPELINE_VERSION}:{digest}"
+        self._scanner = Scanner(rules)
+        self.rules = self._scanner.rules
+        """The text rules, in application order (path-only rules excluded)."""
+
+    # --- text ---------------------------------------------------------------------------------------
+    def scrub_text(self, text: str) -> tuple[str, dict[str, int]]:
+        """``text`` with every secret replaced by ``[REDACTED:<rule id>]``, and counts per category."""
+        data = _encode(text)
+        candidates = self._scanner.candidates(data)
+        if not candidates:
+            return text, {}
+        counts: Counter[str] = Counter()
+        out = self._scanner.redact(data, candidates, counts)
+        return (out.decode("utf-8") if counts else text), dict(counts)
+
+    def findings(self, text: str) -> list[Finding]:
+        """Every rule match in ``text`` (each rule independently, like ``gitleaks``), in text order."""
+        return self.scan_bytes(_encode(text))
+
+    def path_findings(self, path: str) -> list[str]:
+        """Ids of the path-only rules (gitleaks file-name rules) that flag ``path``."""
+        return [rule.id for rule in self._scanner.path_hits(path)]
+
+    def scan_bytes(self, data: bytes, path: str | None = None) -> list[Finding]:
+        """Findings in UTF-8 ``data``; ``path`` enables path-scoped rules and path allowlists."""
+        hits = self._scanner.hits(data, self._scanner.candidates(data, path), path)
+        return sorted((_finding(data, h) for h in hits), key=lambda f: (f.start, f.rule_id))
+
+    # --- records ------------------------------------------------------------------------------------
+    def scrub_record(self, value: dict[str, Any] | list[Any]) -> ScrubbedRecord:
+        """Scrub, collision-check, canonicalize, rescan and hash one parsed record.
+
+        Raises ``ScrubRejected`` (redacted-key-collision or residual-secret). When
+        nothing is redacted the returned ``value`` is the object passed in.
+        """
+        if not isinstance(value, dict | list):
+            raise ScrubRejected(Reason.NON_CONTAINER_JSON)
+        canonical = canonical_json(value)
+        data = _encode(canonical)
+        candidates = self._scanner.candidates(data)
+        counts: Counter[str] = Counter()
+        if candidates:
+            mapping = self._redactions(value, candidates, counts)
+            if mapping:
+                value = _rebuild(value, mapping)
+                canonical = canonical_json(value)
+                data = canonical.encode("utf-8")
+                candidates = self._scanner.candidates(data)
+            hit = self._scanner.first_hit(data, candidates)
+            if hit is not None:
+                raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
+        return ScrubbedRecord(value, canonical, hashlib.sha256(data).hexdigest(), dict(counts))
+
+    def _redactions(self, value: Any, candidates: list[int], counts: Counter[str]) -> dict[str, str]:
+        """Map each key or string that holds a secret to its scrubbed form."""
+        occurrences = _strings(value)
+        strings = list(occurrences)
+        joined = "\n".join(strings).encode("utf-8", "surrogatepass")
+        starts: list[int] | None = None
+        touched: dict[int, list[int]] = {}
+        for index in candidates:
+            rule = self.rules[index]
+            if rule.prefilter is None:
+                spans = [(0, len(joined))]
+            else:
+                spans = [m.span() for m in rule.prefilter.finditer(joined)]
+            if not spans:
+                continue
+            if starts is None:
+                starts = _offsets(strings)
+            for s, e in spans:
+                first = bisect.bisect_right(starts, s) - 1
+                last = bisect.bisect_right(starts, max(s, e - 1)) - 1
+                for j in range(first, last + 1):
+                    rules = touched.setdefault(j, [])
+                    if not rules or rules[-1] != index:
+                        rules.append(index)
+        mapping: dict[str, str] = {}
+        for j, indices in touched.items():
+            text = strings[j]
+            lowered = text.lower()
+            usable = [i for i in indices if _keyword_in(self.rules[i], lowered)]
+            if not usable:
+                continue
+            found: Counter[str] = Counter()
+            out = self._scanner.redact(_encode(text), usable, found)
+            if found:
+                mapping[text] = out.decode("utf-8")
+                for category, n in found.items():
+                    counts[category] += n * occurrences[text]
+        return mapping
+
+
+def _keyword_in(rule: CompiledRule, lowered: str) -> bool:
+    return not rule.keywords or any(k in lowered for k in rule.keywords)
+
+
+def _offsets(strings: list[str]) -> list[int]:
+    starts = []
+    pos = 0
+    for s in strings:
+        starts.append(pos)
+        pos += (len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))) + 1
+    return starts
+
+
+def _finding(data: bytes, hit: Hit) -> Finding:
+    line_start = data.rfind(b"\n", 0, hit.start) + 1
+    start = len(data[: hit.start].decode("utf-8", "replace"))
+    end = start + len(data[hit.start : hit.end].decode("utf-8", "replace"))
+    column = len(data[line_start : hit.start].decode("utf-8", "replace")) + 1
+    return Finding(hit.rule.id, start, end, data.count(b"\n", 0, hit.start) + 1, column)

@@ -1,0 +1,1 @@
+"""Built-in gitleaks-format rule packs and the ``lcm sensitive`` command."""

@@ -1,0 +1,233 @@
+"""``lcm sensitive list | add | remove | test | scan | purge``: manage and try the secret scrubber."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lcm_framework.errors import LcmError
+from lcm_framework.extensions import CommandSpec
+
+if TYPE_CHECKING:
+    from lcm_framework.app import App
+    from lcm_framework.scrub import Scrubber
+
+DESCRIPTION = """\
+Every record LCM stores is scrubbed first: secrets matched by the built-in
+gitleaks-format rules, the file named by security.gitleaks_config and your
+sensitive patterns (RE2 regexes) are replaced by [REDACTED:<rule id>].
+
+Patterns live in <project>/.lcm/sensitive-patterns.txt (one per line) or, with
+--global, in the configuration key security.sensitive_patterns. A pattern that
+does not compile, or that would redact transcript structure (keys such as
+type/role/content or values such as user/assistant), is refused.
+
+  lcm sensitive add 'acme_[0-9a-f]{32}'     redact ACME tokens in this project
+  lcm sensitive test 'token acme_0123...'    show what would be redacted
+  lcm sensitive scan ~/notes --json          find secrets in files (stores nothing)
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    ls = sub.add_parser("list", help="show custom patterns and the active rule packs")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    add = sub.add_parser("add", help="validate a pattern (RE2) and add it")
+    add.add_argument("pattern")
+    add.add_argument("--global", dest="is_global", action="store_true",
+                     help="write security.sensitive_patterns in $LCM_HOME/config.toml")
+    rm = sub.add_parser("remove", help="remove a pattern")
+    rm.add_argument("pattern")
+    rm.add_argument("--global", dest="is_global", action="store_true", help="remove it from the global config")
+    test = sub.add_parser("test", help="show TEXT with every secret redacted and the rules that matched")
+    test.add_argument("text")
+    test.add_argument("--json", action="store_true", help="print JSON")
+    scan = sub.add_parser(
+        "scan",
+        help="report secrets in files or directories (rule, file, line, column; never the secret)",
+        description="Scan files like `gitleaks dir`: nothing is stored; exit status 1 when anything is found. "
+        "JSONL files are scanned record by record, other files in chunks of about 100 KB.",
+    )
+    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    scan.add_argument("--gitleaks-config", type=Path, metavar="FILE",
+                      help="scan with this gitleaks TOML's rules only (like gitleaks --config)")
+    scan.add_argument("--json", action="store_true", help="print findings as JSON")
+    purge = sub.add_parser("purge", help="delete the project's custom patterns and its redaction counters")
+    purge.add_argument("--yes", action="store_true", help="really delete")
+
+
+def _scrubber(app: App) -> Scrubber:
+    from lcm_framework.scrub import app_scrubber
+
+    return app_scrubber(app.config, app.plugins)
+
+
+def _list(args: argparse.Namespace, app: App) -> int:
+    from lcm_framework.cli.output import print_json, print_table
+
+    from .custom import project_patterns_file, read_patterns, rule_id
+
+    project_file = project_patterns_file(app.config.project_root)
+    rows = [(rule_id(p), "global", p) for p in app.config.get("security.sensitive_patterns") or []]
+    rows += [(rule_id(p), "project", p) for p in read_patterns(project_file)]
+    packs = app.plugins.rule_packs(app.config)
+    pack_rows = [(name, len(packs[name].rules), packs[name].source) for name in sorted(packs)]
+    if args.json:
+        print_json({
+            "patterns": [{"rule_id": r, "scope": s, "pattern": p} for r, s, p in rows],
+            "project_file": str(project_file),
+            "rule_packs": [{"name": n, "rules": c, "source": s} for n, c, s in pack_rows],
+            "scrubber_version": _scrubber(app).version,
+        })
+        return 0
+    if rows:
+        print_table(rows, ["rule", "scope", "pattern"])
+    else:
+        print(f"no custom patterns (project file: {project_file})")
+    print()
+    print_table(pack_rows, ["rule pack", "rules", "source"])
+    return 0
+
+
+def _validate(app: App, pattern: str) -> str:
+    """Refuse a pattern that does not compile or would redact transcript structure; return its rule id."""
+    from lcm_framework.extensions import Rule, RulePack
+    from lcm_framework.scrub import format_samples, scrubber_from_packs
+
+    from .custom import CATEGORY, PACK_NAME, rule_id
+
+    if not pattern.strip():
+        raise LcmError("the pattern is empty")
+    rule = Rule(id=rule_id(pattern), regex=pattern, description="the new pattern", category=CATEGORY)
+    scrubber_from_packs([RulePack(PACK_NAME, (rule,))], protected_samples=format_samples(app.plugins))
+    return rule.id
+
+
+def _global_patterns(app: App) -> list[str]:
+    from lcm_framework.config.resolve import read_config_file
+
+    return list(read_config_file(app.config.global_file).get("security.sensitive_patterns") or [])
+
+
+def _add(args: argparse.Namespace, app: App) -> int:
+    from .custom import project_patterns_file, read_patterns, write_patterns
+
+    rid = _validate(app, args.pattern)
+    if args.is_global:
+        from lcm_framework.config.files import set_key
+
+        current = _global_patterns(app)
+        if args.pattern not in current:
+            set_key(app.config.global_file, "security.sensitive_patterns", [*current, args.pattern])
+        print(f"added {rid} to security.sensitive_patterns in {app.config.global_file}")
+        return 0
+    path = project_patterns_file(app.config.project_root)
+    current = read_patterns(path)
+    if args.pattern not in current:
+        write_patterns(path, [*current, args.pattern])
+    print(f"added {rid} to {path}")
+    return 0
+
+
+def _remove(args: argparse.Namespace, app: App) -> int:
+    from .custom import project_patterns_file, read_patterns, rule_id, write_patterns
+
+    rid = rule_id(args.pattern)
+    if args.is_global:
+        from lcm_framework.config.files import set_key
+
+        current = _global_patterns(app)
+        if args.pattern not in current:
+            raise LcmError(f"pattern {rid} is not in security.sensitive_patterns of {app.config.global_file}")
+        remaining = [p for p in current if p != args.pattern]
+        set_key(app.config.global_file, "security.sensitive_patterns", remaining or None)
+        print(f"removed {rid} from {app.config.global_file}")
+        return 0
+    path = project_patterns_file(app.config.project_root)
+    current = read_patterns(path)
+    if args.pattern not in current:
+        raise LcmError(f"pattern {rid} is not in {path} (use --global for the global configuration)")
+    write_patterns(path, [p for p in current if p != args.pattern])
+    print(f"removed {rid} from {path}")
+    return 0
+
+
+def _test(args: argparse.Namespace, app: App) -> int:
+    from lcm_framework.cli.output import print_json
+
+    scrubber = _scrubber(app)
+    redacted, counts = scrubber.scrub_text(args.text)
+    matched = sorted({f.rule_id for f in scrubber.findings(args.text)})
+    if args.json:
+        print_json({"redacted": redacted, "rules": matched, "redactions": counts})
+        return 0
+    print(redacted)
+    if matched:
+        print("matched: " + ", ".join(matched))
+    else:
+        print("no rule matched")
+    return 0
+
+
+def _scan(args: argparse.Namespace, app: App) -> int:
+    from lcm_framework.cli.output import print_json, print_table
+
+    from .scan import scan_paths
+
+    if args.gitleaks_config is not None:
+        from lcm_framework.scrub import scrubber_from_packs
+
+        from .loader import load_gitleaks_file
+
+        scrubber = scrubber_from_packs([load_gitleaks_file(args.gitleaks_config, "gitleaks-config")])
+    else:
+        scrubber = _scrubber(app)
+    report = scan_paths(scrubber, args.paths)
+    rows: list[dict[str, Any]] = [
+        {"rule_id": f.rule_id, "file": str(f.file), "line": f.line, "column": f.column} for f in report.findings
+    ]
+    if args.json:
+        print_json({"findings": rows, "files_scanned": report.files, "bytes_scanned": report.bytes,
+                    "skipped_binary": report.skipped})
+    elif rows:
+        print_table([(r["rule_id"], r["file"], r["line"], r["column"]) for r in rows],
+                    ["rule", "file", "line", "column"])
+    if not args.json:
+        print(f"{len(rows)} finding(s) in {report.files} file(s), {report.bytes} bytes scanned"
+              + (f", {report.skipped} binary file(s) skipped" if report.skipped else ""))
+    return 1 if rows else 0
+
+
+def _purge(args: argparse.Namespace, app: App) -> int:
+    from .custom import project_patterns_file
+
+    path = project_patterns_file(app.config.project_root)
+    if not args.yes:
+        raise LcmError(
+            f"purge deletes {path} and this project's redaction counters and repository-owned state "
+            "(promoted memory, recall); run again with --yes"
+        )
+    with app.project() as storage:
+        storage.redaction_admin.purge()
+    removed = path.is_file()
+    path.unlink(missing_ok=True)
+    print(("removed " + str(path)) if removed else "no project patterns file")
+    print("purged the project's redaction counters and repository-owned state")
+    return 0
+
+
+ACTIONS = {"list": _list, "add": _add, "remove": _remove, "test": _test, "scan": _scan, "purge": _purge}
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    return ACTIONS[args.action](args, app)
+
+
+COMMAND = CommandSpec(
+    name="sensitive",
+    help="manage sensitive patterns; test and scan for secrets",
+    description=DESCRIPTION,
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,55 @@
+"""Custom sensitive patterns: ``security.sensitive_patterns`` plus the project's sensitive-patterns.txt.
+
+The project file holds one RE2 regex per line; blank lines and lines starting
+with ``#`` are ignored. Each pattern becomes a keyword-less rule whose id is
+``sensitive-<first 12 hex of its SHA-256>`` (stable, and never the pattern).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from lcm_framework.errors import ScrubberError
+from lcm_framework.extensions import Rule, RulePack
+from lcm_framework.paths import ensure_private_dir
+
+PACK_NAME = "sensitive-patterns"
+CATEGORY = "sensitive-pattern"
+
+
+def project_patterns_file(project_root: Path) -> Path:
+    return project_root / ".lcm" / "sensitive-patterns.txt"
+
+
+def read_patterns(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScrubberError(f"cannot read {path}: {type(exc).__name__}") from None
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def write_patterns(path: Path, patterns: Sequence[str]) -> None:
+    ensure_private_dir(path.parent)
+    tmp = path.with_suffix(".txt.tmp")
+    tmp.write_text("".join(p + "\n" for p in patterns), encoding="utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def rule_id(pattern: str) -> str:
+    return "sensitive-" + hashlib.sha256(pattern.encode("utf-8")).hexdigest()[:12]
+
+
+def custom_pack(global_patterns: Sequence[str], project_patterns: Sequence[str], project_file: Path) -> RulePack:
+    rules: dict[str, Rule] = {}
+    sources = [(p, f"security.sensitive_patterns #{i + 1}") for i, p in enumerate(global_patterns)]
+    sources += [(p, f"{project_file} pattern #{i + 1}") for i, p in enumerate(project_patterns)]
+    for pattern, where in sources:
+        rules.setdefault(pattern, Rule(id=rule_id(pattern), regex=pattern, description=where, category=CATEGORY))
+    return RulePack(name=PACK_NAME, rules=tuple(rules.values()), source="configuration")

@@ -1,0 +1,49 @@
+"""Entry point ``gitleaks``: the built-in rule packs and the ``lcm sensitive`` command.
+
+Packs: ``builtin`` (our gitleaks-format TOML), ``gitleaks-config`` (the file
+named by ``security.gitleaks_config``) and ``sensitive-patterns`` (config
+``security.sensitive_patterns`` plus ``<project>/.lcm/sensitive-patterns.txt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lcm_framework.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from lcm_framework.config import Config
+    from lcm_framework.extensions import CommandSpec, RulePack
+
+BUILTIN_TOML = Path(__file__).parent / "rules" / "builtin.toml"
+
+
+def builtin_pack() -> RulePack:
+    from .loader import load_gitleaks_file
+
+    return load_gitleaks_file(BUILTIN_TOML, "builtin")
+
+
+@hookimpl
+def lcm_register_rule_packs(register: Callable[[RulePack], None], config: Config) -> None:
+    from .custom import custom_pack, project_patterns_file, read_patterns
+    from .loader import load_gitleaks_file
+
+    register(builtin_pack())
+    gitleaks_config = config.get("security.gitleaks_config")
+    if gitleaks_config:
+        register(load_gitleaks_file(Path(gitleaks_config).expanduser(), "gitleaks-config"))
+    project_file = project_patterns_file(config.project_root)
+    patterns = list(config.get("security.sensitive_patterns") or [])
+    project = read_patterns(project_file)
+    if patterns or project:
+        register(custom_pack(patterns, project, project_file))
+
+
+@hookimpl
+def lcm_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    from .command import COMMAND
+
+    register(COMMAND)
