@@ -1,0 +1,186 @@
+"""The contrib Gemini CLI format's mapping, loaded straight from its source file (no install needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from lcm_framework.storage.models import PartKind, Role
+
+from .helpers import REPO, read_jsonl
+
+SOURCE = REPO / "contrib" / "lcm-format-gemini" / "lcm_format_gemini" / "format.py"
+SAMPLE = REPO / "contrib" / "lcm-format-gemini" / "samples" / "session-2025-11-03T10-15-4a9c2e1f.jsonl"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_gemini_format_under_test", SOURCE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEMINI = _load()
+FORMAT: Any = GEMINI.FORMAT
+
+
+def test_sample_maps_every_line() -> None:
+    records = read_jsonl(SAMPLE)
+    mapped = [FORMAT.map_record(r) for r in records]
+    header = mapped[0]
+    assert (header.session_id, header.cwd) == ("4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86", "/home/dev/weatherbot")
+    kinds = [m.metadata["recordType"] for m in mapped]
+    assert kinds.count("session") == 1 and kinds.count("update") == 3
+    for record, m in zip(records, mapped, strict=True):
+        assert (m.message is not None) == ("id" in record and "type" in record)
+    rewritten = [m.metadata["id"] for m in mapped if m.message and m.message.role is Role.ASSISTANT]
+    assert len(rewritten) > len(set(rewritten))  # Gemini CLI re-appends a message when it changes
+
+
+def test_gemini_message_parts() -> None:
+    record = {
+        "id": "g",
+        "timestamp": "2025-11-03T10:15:05.402Z",
+        "type": "gemini",
+        "content": [{"text": "Running it.", "thought": False}, {"text": "hidden", "thought": True}],
+        "thoughts": [{"subject": "Plan", "description": "Run tests", "timestamp": "t"}],
+        "toolCalls": [
+            {
+                "id": "c1",
+                "name": "run_shell_command",
+                "args": {"command": "npm test"},
+                "result": [
+                    {
+                        "functionResponse": {
+                            "id": "c1",
+                            "name": "run_shell_command",
+                            "response": {"output": "Output: x\nExit Code: 2"},
+                        }
+                    }
+                ],
+                "status": "success",
+            },
+            {
+                "id": "c2",
+                "name": "read_file",
+                "args": {"absolute_path": "/x"},
+                "result": [
+                    {"functionResponse": {"id": "c2", "name": "read_file", "response": {"error": "ENOENT: /x"}}}
+                ],
+                "status": "error",
+            },
+            {
+                "id": "c3",
+                "name": "glob",
+                "args": {},
+                "result": None,
+                "status": "cancelled",
+                "resultDisplay": "cancelled",
+            },
+        ],
+        "model": "gemini-2.5-pro",
+    }
+    mapped = FORMAT.map_record(record)
+    msg = mapped.message
+    assert msg is not None and msg.role is Role.ASSISTANT and mapped.metadata["model"] == "gemini-2.5-pro"
+    assert [p.kind for p in msg.parts] == [
+        PartKind.REASONING,
+        PartKind.TEXT,
+        PartKind.REASONING,
+        *[PartKind.TOOL_CALL, PartKind.TOOL_RESULT] * 3,
+    ]
+    assert msg.parts[0].text == "Plan: Run tests"
+    results = [p for p in msg.parts if p.kind is PartKind.TOOL_RESULT]
+    assert [(p.tool_call_id, p.is_error, p.text) for p in results] == [
+        ("c1", True, "Output: x\nExit Code: 2"),
+        ("c2", True, "ENOENT: /x"),
+        ("c3", False, "cancelled"),
+    ]
+    call = msg.parts[3]
+    assert (
+        "result" not in json.loads(call.raw_json or "") and json.loads(results[0].raw_json or "")[0]["functionResponse"]
+    )
+    assert msg.content.startswith('Running it.\ntool call run_shell_command: {"command":"npm test"}')
+    assert "hidden" not in msg.content
+
+
+def test_user_content_shapes_and_notices() -> None:
+    user = FORMAT.map_record({"id": "u", "timestamp": "2025-11-03T10:15:02Z", "type": "user", "content": "plain"})
+    assert user.message is not None and (user.message.role, user.message.content) == (Role.USER, "plain")
+    media = FORMAT.map_record(
+        {
+            "id": "u2",
+            "type": "user",
+            "content": [
+                {"inlineData": {"mimeType": "image/png", "data": "AAAA"}},
+                {"fileData": {"mimeType": "application/pdf", "fileUri": "gs://b/x.pdf"}},
+                {"functionCall": {"id": "f", "name": "n", "args": {"a": 1}}},
+                {"executableCode": {"code": "print(1)"}},
+                7,
+            ],
+        }
+    ).message
+    assert media is not None
+    assert [p.kind for p in media.parts] == [
+        PartKind.IMAGE,
+        PartKind.FILE,
+        PartKind.TOOL_CALL,
+        PartKind.OTHER,
+        PartKind.OTHER,
+    ]
+    assert media.content == '[image image/png]\n[file application/pdf]\ntool call n: {"a":1}'
+    only_results = FORMAT.map_record(
+        {
+            "id": "u3",
+            "type": "user",
+            "content": [{"functionResponse": {"id": "f", "name": "n", "response": {"output": "ok"}}}],
+        }
+    ).message
+    assert only_results is not None and only_results.role is Role.TOOL
+    for kind in ("info", "warning", "error"):
+        notice = FORMAT.map_record({"id": "n", "type": kind, "content": "Request cancelled."}).message
+        assert notice is not None and notice.role is Role.SYSTEM
+
+
+def test_native_only_lines() -> None:
+    for record in (
+        {"$set": {"summary": "s"}},
+        {"$rewindTo": "g"},
+        {"id": "x", "type": "future"},
+        {"type": "user"},
+        [],
+        "x",
+        {},
+    ):
+        assert FORMAT.map_record(record).message is None
+
+
+def test_sniff_and_discovery(tmp_path: Path) -> None:
+    assert FORMAT.sniff(read_jsonl(SAMPLE)[:5])
+    claude = {"type": "user", "sessionId": "s", "uuid": "u", "projectHash": "h"}
+    codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}
+    for head in ([], [claude], [codex], [{"id": "m", "type": "user", "content": "x"}]):
+        assert not FORMAT.sniff(head)
+    assert FORMAT.default_roots({"GEMINI_CLI_HOME": str(tmp_path), "HOME": "/nowhere"}) == [
+        tmp_path / ".gemini" / "tmp"
+    ]
+    root = tmp_path / ".gemini" / "tmp"
+    for rel in (
+        "proj-b/chats/session-2.jsonl",
+        "proj-a/chats/session-1.jsonl",
+        "proj-a/chats/parent/sub.jsonl",
+        "proj-a/logs.jsonl",
+    ):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("{}\n")
+    found = [p.relative_to(root).as_posix() for p in FORMAT.discover(root)]
+    assert found == ["proj-a/chats/parent/sub.jsonl", "proj-a/chats/session-1.jsonl", "proj-b/chats/session-2.jsonl"]
+
+
+def test_structural_samples_map() -> None:
+    kinds = {p.kind for s in FORMAT.structural_samples() if (m := FORMAT.map_record(s).message) for p in m.parts}
+    assert {PartKind.TEXT, PartKind.TOOL_CALL, PartKind.TOOL_RESULT, PartKind.REASONING} <= kinds
