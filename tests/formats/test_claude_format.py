@@ -161,7 +161,7 @@ def test_non_object_records_and_bad_fields_never_raise() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
+    max_leaves=8,
 )
 shaped = st.fixed_dictionaries(
     {
@@ -173,7 +173,7 @@ shaped = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.one_of(json_values, shaped))
 def test_map_record_never_raises(value: Any) -> None:
     mapped = FORMAT.map_record(value)
