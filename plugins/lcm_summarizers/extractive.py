@@ -33,10 +33,6 @@ NOTICE = (
 )
 MAX_LINE = 240
 MAX_TOOL_LINE = 160
-_EXT = (
-    rb"(?:py|pyi|ts|tsx|js|jsx|mjs|json|jsonl|toml|ya?ml|md|rs|go|java|kt|c|h|cc|cpp|sh|sql|txt|lock"
-    rb"|html|css|j2|cfg|ini|xml|csv)"
-)
 _ERRORS = (
     rb"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|Error: |ERROR|FAILED|FAIL:|fatal: |panic: |"
     rb"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
@@ -47,11 +43,11 @@ _DECISIONS = (
     rb"TODO:|FIXME|"
     rb"[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
 )
+# URLs, paths and measured numbers. Kept deliberately simple: richer alternatives (backticked code,
+# definitions, bounded repeats) make RE2's DFA blow up and this pass 10-20x slower.
 _REFERENCES = (
-    rb"https?://|(?:/[\w.@-]+){2,}|[\w.@-]+/[\w.@/-]*\.[A-Za-z]\w{0,7}\b|\b[\w-]+\." + _EXT + rb"\b|"
-    rb"`[^`\n]{2,80}`|\b(?:def|class|function|interface|struct|enum|fn) [A-Za-z_]\w*|"
-    rb"\d(?: ?(?:ms|s|sec|seconds|minutes|[KMGT]i?B|%|tokens|bytes|lines|files|tests|passed|failed|errors)\b"
-    rb"|\.\d+\.\d)"
+    rb"https?://|/[\w.@-]+/[\w.@-]|[\w.@-]/[\w.@/-]*\.[A-Za-z]|\d\.\d+\.\d|"
+    rb"\d ?(?:ms|s|sec|seconds|minutes|[KMGT]i?B|%|tokens|bytes|lines|files|tests|passed|failed|errors)\b"
 )
 
 
@@ -61,7 +57,7 @@ def _lines_with(pattern: bytes) -> Any:
 
 # Message headers as the compaction engine writes them: "[2026-02-17 07:37] user: ..." for messages,
 # "[2026-02-17 07:37 - 2026-02-17 08:00]" for summaries. Python's re is fastest here (literal prefix).
-_HEADER = re.compile(rb"\n\[(\d{4}-\d\d-\d\d[T ][\d:.]+Z?(?: - [^\]\n]*)?)\]")
+_HEADER = re.compile(rb"\n\[(\d{4}-\d\d-\d\d[T ][\d:.]{4,12}Z?(?: - [^\]\n]{4,40})?)\]")
 _USER_HEADER = re.compile(rb"\n\[\d{4}-[^\]\n]{5,60}\] user: ")
 _TOOL_CALL = re.compile(rb"tool call ([^:\n]{1,60}):")
 _CHANGING_TOOLS = frozenset(
@@ -70,8 +66,10 @@ _CHANGING_TOOLS = frozenset(
 _ERROR_LINES = _lines_with(_ERRORS)
 _DECISION_LINES = _lines_with(_DECISIONS)
 _REFERENCE_LINES = _lines_with(_REFERENCES)
-W_ERROR, W_CHANGE, W_USER, W_DECISION, W_TOOL, W_HEADER, W_REFERENCE = 7, 6, 6, 5, 4, 3, 2
+W_ERROR, W_CHANGE, W_USER, W_DECISION, W_TOOL, W_REFERENCE, W_HEADER = 7, 6, 6, 5, 4, 3, 2
 _TYPICAL_LINE = 120  # characters, to judge whether weaker tiers could still be chosen
+_FRAMED_BUDGET = 600  # characters; smaller budgets get no header and footer lines
+_PREFIX = 48  # room for a "[timestamp] " (or "[start - end] ") prefix and the newline
 
 
 class ExtractiveSummarizer:
@@ -98,19 +96,20 @@ def extract(segment: str, target_tokens: int) -> str:
         return segment
     data = b"\n" + segment.encode("utf-8", "surrogatepass")
     total = data.count(b"\n")
-    head = f"[extractive summary of {total} lines; {_time_range(data)}]"
-    room = budget - len(head) - 80  # 80: the closing "Expand for details" line
+    framed = budget >= _FRAMED_BUDGET
+    head = f"[extractive summary of {total} lines; {_time_range(data)}]" if framed else ""
+    room = budget - len(head) - 80 if framed else budget  # 80: the closing "Expand for details" line
     found: list[tuple[int, int]] = []  # (weight, any position inside the line)
     found += [(W_ERROR, m.start()) for m in _ERROR_LINES.finditer(data)]
     found += [(W_USER, m.start() + 1) for m in _USER_HEADER.finditer(data)]
     found += [(W_CHANGE if m.group(1) in _CHANGING_TOOLS else W_TOOL, m.start()) for m in _TOOL_CALL.finditer(data)]
-    for weight, scan in ((W_DECISION, _DECISION_LINES), (W_HEADER, _HEADER), (W_REFERENCE, _REFERENCE_LINES)):
+    for weight, scan in ((W_DECISION, _DECISION_LINES), (W_REFERENCE, _REFERENCE_LINES), (W_HEADER, _HEADER)):
         if _filled(found, room):
             break
         found += [(weight, m.start() + (scan is _HEADER)) for m in scan.finditer(data)]
     chosen = _choose(data, found, room)
     body = _render(data, chosen)
-    footer = f"Expand for details about: the other {total - len(chosen)} of {total} source lines"
+    footer = f"Expand for details about: the other {total - len(chosen)} of {total} source lines" if framed else ""
     return "\n".join(part for part in (head, body, footer) if part)
 
 
@@ -142,7 +141,7 @@ def _choose(data: bytes, found: list[tuple[int, int]], room: int) -> list[tuple[
             end = find(b"\n", start)
             end = len(data) if end < 0 else end
             width = MAX_TOOL_LINE if weight in (W_CHANGE, W_TOOL) else MAX_LINE
-            cost = min(end - start, width + 2) + 32  # 32: a possible "[timestamp] " prefix and newline
+            cost = min(end - start, width + 2) + _PREFIX
             if cost > room or spent.get(weight, 0) + cost > share:
                 continue
             seen_lines.add(start)
