@@ -55,6 +55,9 @@ def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, o
     except PayloadError as exc:
         _warn(err, f"ignored {event} hook input: {exc}")
         return 0
+    if not (hook.session_id or hook.transcript_path):
+        _warn(err, f"{hook.event} hook input names no session and no transcript: nothing to do")
+        return 0
     try:
         settings = load_settings(hook, env)
     except Exception as exc:  # a broken config must not break the agent

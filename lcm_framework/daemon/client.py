@@ -1,9 +1,13 @@
-"""A small HTTP client of the daemon on ``http.client`` (the hook fast path imports only this)."""
+"""A small HTTP/1.1 client of the daemon on a plain socket (the hook fast path imports only this).
+
+``http.client`` drags in the ``email`` package (~40 ms of start-up); the
+daemon only ever answers JSON with a Content-Length, so a socket suffices.
+"""
 
 from __future__ import annotations
 
-import http.client
 import json
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,21 +63,56 @@ class DaemonClient:
             if not self.token:
                 raise DaemonUnavailable("no daemon token yet (the daemon has never started)")
             headers["Authorization"] = f"Bearer {self.token}"
-        conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout_s)
         try:
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-        except (TimeoutError, OSError, http.client.HTTPException) as exc:
+            status, raw = _exchange(self.port, method, path, headers, data, self.timeout_s)
+        except (OSError, ValueError) as exc:
             raise DaemonUnavailable(f"daemon on {HOST}:{self.port} unreachable: {type(exc).__name__}") from None
-        finally:
-            conn.close()
         try:
             payload = json.loads(raw) if raw else {}
         except ValueError:
             payload = {"error": "bad_response", "message": raw[:200].decode("utf-8", "replace")}
-        if response.status >= 400:
+        if status >= 400:
             raise DaemonRequestError(
-                response.status, str(payload.get("error", "error")), str(payload.get("message", ""))
+                status, str(payload.get("error", "error")), str(payload.get("message", ""))
             )
         return payload if isinstance(payload, dict) else {"result": payload}
+
+
+def _exchange(port: int, method: str, path: str, headers: dict[str, str], data: bytes | None,
+              timeout_s: float) -> tuple[int, bytes]:
+    """One request on a fresh connection (``Connection: close``); returns (status, body)."""
+    head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}", "Connection: close",
+            f"Content-Length: {len(data or b'')}", *(f"{k}: {v}" for k, v in headers.items())]
+    with socket.create_connection((HOST, port), timeout=timeout_s) as sock:
+        sock.settimeout(timeout_s)
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (data or b""))
+        chunks = []
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    response = b"".join(chunks)
+    header, sep, body = response.partition(b"\r\n\r\n")
+    if not sep:
+        raise ValueError("incomplete HTTP response")
+    lines = header.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    if fields.get("transfer-encoding", "").lower() == "chunked":
+        body = _unchunk(body)
+    elif "content-length" in fields and len(body) < int(fields["content-length"]):
+        raise ValueError("truncated HTTP response")
+    return status, body
+
+
+def _unchunk(body: bytes) -> bytes:
+    out = []
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out.append(rest[:size])
+        body = rest[size + 2:]
+    return b"".join(out)

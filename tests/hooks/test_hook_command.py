@@ -1,0 +1,95 @@
+"""``lcm hook`` never breaks the agent: bad input, no daemon, autostart, codex payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lcm_framework.outbox import Outbox, outbox_path, read_backlog
+from tests.conftest import OFFLINE_ENV
+from tests.daemon.support import free_port
+
+
+def run_hook(*args: str, stdin: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", "hook", *args], input=stdin,
+                          env=env, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def env(lcm_env: Path) -> dict[str, str]:
+    return {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(lcm_env), "LCM_DAEMON_PORT": str(free_port()),
+            "LCM_DAEMON_AUTOSTART": "false"}
+
+
+@pytest.mark.parametrize("stdin", [b"", b"{not json", b"[1,2]", b"\xff\xfe", b'{"session_id": 5}',
+                                   b"{" + b'"x": "' + b"y" * (2 * 1024 * 1024) + b'"}'])
+def test_bad_input_exits_0_with_a_warning_and_stores_nothing(stdin: bytes, env: dict[str, str],
+                                                            lcm_env: Path) -> None:
+    result = run_hook("Stop", stdin=stdin, env=env)
+    assert result.returncode == 0
+    assert b"lcm: warning:" in result.stderr and b"Traceback" not in result.stderr
+    assert result.stdout == b""
+    assert read_backlog(lcm_env) is None
+
+
+def test_unknown_arguments_never_fail_the_agent(env: dict[str, str]) -> None:
+    assert run_hook(stdin=b"{}", env=env).returncode == 0
+    assert run_hook("Stop", "--agent", "other", stdin=b"{}", env=env).returncode == 0
+
+
+def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
+    payload = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path),
+               "hook_event_name": "Stop", "stop_hook_active": False, "extra_blob": "x" * 1000}
+    started = time.monotonic()
+    result = run_hook("Stop", stdin=json.dumps(payload).encode(), env=env)
+    assert result.returncode == 0 and time.monotonic() - started < 10
+    assert b"outbox" in result.stderr
+    with Outbox(outbox_path(lcm_env)) as box:
+        (event,) = box.events()
+    assert event.event == "Stop" and event.processed_at is None
+    assert event.payload == {"agent": "claude", "session_id": "s1", "transcript_path": payload["transcript_path"],
+                             "cwd": str(tmp_path), "project": str(tmp_path), "stop_hook_active": False}
+    assert not (lcm_env / "daemon.pid").exists()  # autostart is off
+
+
+def test_codex_payload_is_tagged(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
+    payload = {"session_id": "019d036d", "transcript_path": None, "cwd": str(tmp_path),
+               "hook_event_name": "Stop", "model": "gpt-5-codex", "turn_id": "019d036d-c7fa"}
+    assert run_hook("Stop", "--agent", "codex", stdin=json.dumps(payload).encode(), env=env).returncode == 0
+    with Outbox(outbox_path(lcm_env)) as box:
+        (event,) = box.events()
+    assert event.payload["agent"] == "codex" and event.payload["turn_id"] == "019d036d-c7fa"
+    assert "transcript_path" not in event.payload
+
+
+def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict[str, str], lcm_env: Path,
+                                                                       tmp_path: Path) -> None:
+    from lcm_framework.daemon.client import DaemonClient
+
+    env = {**env, "LCM_DAEMON_AUTOSTART": "true"}
+    port = int(env["LCM_DAEMON_PORT"])
+    missing = {"session_id": "s1", "transcript_path": str(tmp_path / "gone.jsonl"), "cwd": str(tmp_path)}
+    result = run_hook("Stop", stdin=json.dumps(missing).encode(), env=env)
+    assert result.returncode == 0
+    client = DaemonClient(port=port, token=None, timeout_s=0.5)
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline and not client.alive():
+            time.sleep(0.1)
+        assert client.alive(), (lcm_env / "daemon.log").read_text()[-2000:]
+        # The event names a transcript that does not exist: a permanent error, recorded and not retried.
+        while time.monotonic() < deadline and read_backlog(lcm_env).pending:  # type: ignore[union-attr]
+            time.sleep(0.1)
+        with Outbox(outbox_path(lcm_env)) as box:
+            (event,) = box.events()
+        assert event.processed_at is not None and event.last_error
+    finally:
+        from lcm_framework.daemon.lifecycle import stop
+
+        stop(lcm_env, port)
