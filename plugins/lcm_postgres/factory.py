@@ -63,9 +63,12 @@ def ensure_ready(runtime: Runtime, schema: str) -> str:
         with conn.transaction(), conn.cursor() as cur:
             owner = grants.owns_or_absent(cur, schema)
         if owner:
-            migrate.run(conn, schema)
+            migrate.run(conn, schema)  # verifies the schema fingerprint itself
         with conn.transaction(), conn.cursor() as cur:
-            verify_ready(cur, schema, owner=owner)
+            if owner:
+                grants.check_public(cur, schema)
+            else:
+                verify_ready(cur, schema, owner=False)
         return "owner" if owner else "runtime"
 
 

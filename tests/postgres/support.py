@@ -7,6 +7,7 @@ tests run in parallel without sharing state. Without a reachable server the test
 
 from __future__ import annotations
 
+import atexit
 import os
 import uuid
 from collections.abc import Iterator
@@ -20,6 +21,31 @@ import pytest
 from lcm_framework.config import Config, load_config
 
 URL_ENV = "LCM_TEST_POSTGRES_URL"
+_FREE: list[str] = []  # pooled schemas of this process, ready for reuse
+
+
+def _drop_pooled(url: str) -> None:
+    """Drop this process's pooled schemas, and those of test processes that no longer run."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=3) as conn:
+            for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'lcm_p_%'"):
+                pid = int(schema.split("_")[2])
+                if pid == os.getpid() or not _alive(pid):
+                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    except psycopg.Error:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Unavailable(Exception):
@@ -37,6 +63,8 @@ def _probe(url: str) -> str | None:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
             except psycopg.errors.UniqueViolation:
                 pass  # a parallel worker created it at the same moment
+        _drop_pooled(url)
+        atexit.register(_drop_pooled, url)
     except psycopg.Error as exc:
         return f"PostgreSQL at {URL_ENV} is unreachable ({type(exc).__name__})"
     return None
@@ -55,12 +83,35 @@ class TestDatabase:
 
     @contextmanager
     def fresh_schema(self) -> Iterator[str]:
+        """A schema name nothing else uses; dropped afterwards (the backend migrates it on first open)."""
         schema = f"lcm_t_{uuid.uuid4().hex[:16]}"
         try:
             yield schema
         finally:
             with self.connect() as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+    @contextmanager
+    def pooled_schema(self) -> Iterator[str]:
+        """A migrated, emptied schema reused across tests of this process (DDL per test is slow).
+
+        Only for tests that leave the schema's definition alone (the conformance suite): rows are
+        deleted afterwards with triggers off; identities are not reset.
+        """
+        schema = _FREE.pop() if _FREE else f"lcm_p_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        try:
+            yield schema
+        except BaseException:
+            with self.connect() as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            raise
+        with self.connect() as conn, conn.transaction():
+            conn.execute("SET LOCAL session_replication_role = replica")
+            rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s "
+                                "AND tablename <> 'schema_migrations'", (schema,)).fetchall()
+            for (table,) in rows:
+                conn.execute(f'DELETE FROM "{schema}"."{table}"')
+        _FREE.append(schema)
 
     def config(self, schema: str, tmp_path: Path, url: str | None = None, **overrides: Any) -> Config:
         home = tmp_path / "lcm-home"

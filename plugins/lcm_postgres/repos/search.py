@@ -5,6 +5,8 @@
 * substring: ``ILIKE`` served by the pg_trgm GIN index;
 * regex: the server's ``~`` operator (POSIX ARE).
 
+Hits are ordered by score, then newest, then id; archived memories are not searched.
+
 PostgreSQL drops words longer than its lexeme limit from tsvectors. The
 content itself is always stored whole, and a full-text query word beyond
 that limit is matched through the trigram path instead, so such tokens are
@@ -31,12 +33,13 @@ class _Source:
     id_expr: str
     conversation_expr: str
     order_id: str
+    visible: str = "true"
 
 
 _SOURCES = {
     SearchTarget.MESSAGES: _Source("messages", "message_id::text", "conversation_id", "message_id"),
     SearchTarget.SUMMARIES: _Source("summaries", "summary_id", "conversation_id", "summary_id"),
-    SearchTarget.MEMORY: _Source("memories", "memory_id::text", "NULL::bigint", "memory_id"),
+    SearchTarget.MEMORY: _Source("memories", "memory_id::text", "NULL::bigint", "memory_id", "NOT archived"),
 }
 
 
@@ -78,7 +81,7 @@ class PgSearch(Repository):
         if bound == 0 or not query.text.strip():
             return []
         source = _SOURCES[target]
-        where = ["project_id = %(project)s"]
+        where = ["project_id = %(project)s", source.visible]
         args: dict[str, Any] = {"project": self._project, "limit": bound, "since": utc(query.since),
                                 "conversation": query.conversation_id}
         if query.since is not None:
@@ -107,7 +110,7 @@ class PgSearch(Repository):
             needle = None
         sql = (f"SELECT {source.id_expr}, {source.conversation_expr}, content, {score} AS score, created_at "
                f"FROM {source.table} WHERE {' AND '.join(where)} "
-               f"ORDER BY score DESC, created_at DESC, {source.order_id} DESC LIMIT %(limit)s")
+               f"ORDER BY score DESC, created_at DESC, {source.table}.{source.order_id} LIMIT %(limit)s")
         with self._cursor() as cur:
             cur.execute(sql, args)
             rows = cur.fetchall()

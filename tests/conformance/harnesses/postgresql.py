@@ -18,7 +18,7 @@ def make_factory(tmp_path: Path) -> Iterator[StorageBackendFactory]:
     from tests.postgres.support import TestDatabase, database_or_unavailable
 
     db: TestDatabase = database_or_unavailable(HarnessUnavailable)
-    with db.fresh_schema() as schema:
+    with db.pooled_schema() as schema:
         factory = db.factory(schema, tmp_path)
         try:
             yield factory
