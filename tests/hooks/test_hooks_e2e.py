@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from lcm_framework.app import App
@@ -116,18 +117,16 @@ def test_kill_the_daemon_mid_session_and_lose_nothing(lcm_env: Path, tmp_path: P
     assert got == expected  # every message, in order, exactly once
     assert [seq for seq, _r, _c in got] == list(range(len(got)))
 
-    # SessionStart of a resumed session now injects the restored context in Claude Code's format.
+    # After a compaction, SessionStart of the resumed session injects the restored context.
     daemon = DaemonProcess(lcm_env, port).start()
     try:
-        compact = subprocess.run(
-            [sys.executable, "-m", "lcm_framework.cli.main", "hook", "PreCompact"],
-            input=json.dumps(claude_payload("PreCompact", transcript, project, trigger="manual")),
-            env=env, capture_output=True, text=True, timeout=60)
-        assert compact.returncode == 0
+        compacted = httpx.post(f"{daemon.url}/compact", headers={"Authorization": f"Bearer {daemon.token}"},
+                               json={"project": str(project), "session_id": SESSION, "mode": "full"}, timeout=120)
+        assert compacted.status_code == 200, compacted.text
         resumed = hook("SessionStart", claude_payload("SessionStart", transcript, project, source="resume"), env)
     finally:
         daemon.stop()
-    if resumed.stdout.strip():
-        injected = json.loads(resumed.stdout)["hookSpecificOutput"]
-        assert injected["hookEventName"] == "SessionStart"
-        assert "lcm_grep" in injected["additionalContext"] and "<summary id=" in injected["additionalContext"]
+    injected = json.loads(resumed.stdout)["hookSpecificOutput"]
+    assert injected["hookEventName"] == "SessionStart"
+    context = injected["additionalContext"]
+    assert "lcm_grep" in context and "lcm_expand" in context and '<summary id="sum_' in context
