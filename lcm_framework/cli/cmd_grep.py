@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, app: App) -> int:
                                 conversation_ids=cids, since=since, limit=args.limit))
     if args.json:
         print_json(results if args.all_projects else results[0])
-        return 0
+        return 0 if any(r.total for r in results) else 1
     total = 0
     for result in results:
         if args.all_projects and result.total:

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     ranked = ranked[: args.limit]
     if args.json:
         print_json([{**_row(r), "rank": n} for n, r in enumerate(ranked, start=1)])
-        return 0
+        return 0 if ranked else 1
     if not ranked:
         print(f"nothing found for {args.query!r}")
         return 1
