@@ -1,0 +1,70 @@
+"""``lcm mcp`` as a real stdio subprocess, driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from lcm_framework.compaction import CompactionEngine
+from tests.compaction.helpers import ingest, make_app, project_dir, texts
+from tests.conftest import OFFLINE_ENV
+
+
+def _seed(root: Path) -> str:
+    app = make_app(root)
+    with app.project() as storage:
+        cid, _ = ingest(storage, "mcp-session", texts(30))
+        CompactionEngine(app).compact(storage, cid)
+        leaf = storage.summaries.list_summaries(cid, depth=0)[0].summary_id
+    app.close()
+    return leaf
+
+
+async def _session(root: Path, leaf: str) -> dict[str, object]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "lcm_framework.cli.main", "--project", str(root), "mcp"],
+        env={**os.environ, **OFFLINE_ENV}, cwd=str(root),
+    )
+    out: dict[str, object] = {}
+    async with Client(params, read_timeout_seconds=60) as client:
+        tools = (await client.list_tools()).tools
+        out["tools"] = {t.name: t for t in tools}
+        for name, args in (
+            ("lcm_grep", {"pattern": "fact3", "scope": "messages"}),
+            ("lcm_search", {"query": "fact5", "limit": 3}),
+            ("lcm_describe", {"id": leaf}),
+            ("lcm_expand", {"id": leaf, "include_messages": True}),
+            ("lcm_describe", {"id": "not-an-id"}),
+        ):
+            result = await client.call_tool(name, args)
+            out[name if "not" not in str(args) else "bad"] = json.loads(result.content[0].text)
+        out["invalid"] = await client.call_tool("lcm_grep", {"pattern": "x", "limit": 100_000})
+    return out
+
+
+def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
+    root = project_dir(tmp_path)
+    leaf = _seed(root)
+    out = asyncio.run(_session(root, leaf))
+    tools = out["tools"]
+    assert set(tools) >= {"lcm_grep", "lcm_search", "lcm_describe", "lcm_expand"}  # type: ignore[call-overload]
+    grep_schema = tools["lcm_grep"].input_schema  # type: ignore[index]
+    assert grep_schema["required"] == ["pattern"]
+    assert grep_schema["properties"]["pattern"]["type"] == "string"
+    assert "description" in grep_schema["properties"]["limit"]
+    grep = out["lcm_grep"]
+    hits = [h["id"] for p in grep["projects"] for g in p["groups"] for h in g["hits"]]  # type: ignore[index]
+    assert hits and all(h.startswith("msg_") for h in hits)
+    assert out["lcm_search"]["results"][0]["rank"] == 1  # type: ignore[index]
+    described = out["lcm_describe"]["found"][0]  # type: ignore[index]
+    assert described["id"] == leaf and described["lineage"]["source_messages"]
+    expanded = out["lcm_expand"]["found"][0]  # type: ignore[index]
+    assert any(n["kind"] == "message" and "fact0" in n["content"] for n in expanded["nodes"])
+    assert "error" in out["bad"]  # type: ignore[operator]
+    assert out["invalid"].is_error  # type: ignore[attr-defined]  # limit above the schema maximum
