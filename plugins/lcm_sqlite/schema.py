@@ -34,9 +34,9 @@ CREATE TABLE messages (
   conversation_id INTEGER NOT NULL REFERENCES conversations(conversation_id),
   seq INTEGER NOT NULL CHECK (seq >= 0),
   role TEXT NOT NULL,
-  content TEXT NOT NULL,
   token_count INTEGER NOT NULL CHECK (token_count >= 0),
   created_at INTEGER NOT NULL,
+  content TEXT NOT NULL,
   UNIQUE (conversation_id, seq)
 );
 CREATE INDEX messages_created ON messages(created_at);
@@ -59,13 +59,13 @@ CREATE TABLE summaries (
   conversation_id INTEGER NOT NULL REFERENCES conversations(conversation_id),
   kind TEXT NOT NULL CHECK (kind IN ('leaf', 'condensed')),
   depth INTEGER NOT NULL CHECK (depth >= 0),
-  content TEXT NOT NULL,
   token_count INTEGER NOT NULL CHECK (token_count >= 0),
   earliest_at INTEGER,
   latest_at INTEGER,
   descendant_count INTEGER NOT NULL CHECK (descendant_count >= 0),
   file_ids TEXT NOT NULL DEFAULT '[]',
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  content TEXT NOT NULL
 );
 CREATE INDEX summaries_conversation ON summaries(conversation_id, created_at, summary_id);
 
@@ -112,14 +112,14 @@ CREATE INDEX large_files_message ON large_files(message_id);
 
 CREATE TABLE memories (
   memory_id INTEGER PRIMARY KEY,
-  content TEXT NOT NULL,
   tags TEXT NOT NULL DEFAULT '[]',
   confidence REAL NOT NULL,
   source_summary_id TEXT,
   metadata TEXT,
   archived INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  content TEXT NOT NULL
 );
 
 CREATE TABLE recall_stats (
@@ -187,6 +187,7 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
+# Large text columns come last so reads of the small ones never walk overflow pages.
 MIGRATIONS: tuple[str, ...] = (V1,)
 LATEST = len(MIGRATIONS)
 

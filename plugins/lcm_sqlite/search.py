@@ -3,13 +3,15 @@
 FULL_TEXT uses the database's tier (FTS5 bm25, FTS4 ``rank_bm25`` or a LIKE
 scan), SUBSTRING a case-sensitive ``instr`` scan, REGEX the ``regexp``
 function backed by google-re2 (linear time). Hits are ordered by score
-(higher first), then newest, then id.
+(higher first), then newest, then id. Unfiltered FULL_TEXT queries rank only
+the newest ``RANK_CANDIDATES`` matches (see below).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +23,12 @@ from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, Sea
 from . import fts
 from .clock import from_us, to_us
 from .errors import BACKEND
-from .scope import Repository
+from .scope import Repository, chunks, marks
 
 SNIPPET_CHARS = 200
+RANK_CANDIDATES = 10_000
+"""An unfiltered FULL_TEXT query on an FTS tier ranks at most the newest this many matching rows: ranking
+must score every candidate before the top hits are known, and this bounds that work on huge projects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +97,7 @@ class SqliteLexicalSearch(Repository):
             return []
         condition, where_args, score, score_args, locate = plan
         args = [*score_args, *where_args]
-        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.content, t.created_at, {score} AS score "
+        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.created_at, {score} AS score "
                f"FROM {condition} {spec.extra}")
         if query.conversation_id is not None and target is not SearchTarget.MEMORY:
             sql += " AND t.conversation_id = ?"
@@ -100,14 +105,42 @@ class SqliteLexicalSearch(Repository):
         if query.since is not None:
             sql += " AND t.created_at >= ?"
             args.append(to_us(query.since))
-        sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
-        args.append(self._sql_limit(bound))
+        capped = (mode is SearchMode.FULL_TEXT and self._scope.tier is not FullTextTier.LIKE
+                  and query.conversation_id is None and query.since is None)
         with self._op() as conn:
+            if capped:
+                cutoff = self._candidate_cutoff(conn, spec, where_args[0])
+                if cutoff is not None:
+                    sql += f" AND {spec.table}_fts.{self._docid()} >= ?"
+                    args.append(cutoff)
+            sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
+            args.append(self._sql_limit(bound))
             rows = conn.execute(sql, args).fetchall()
+            contents = self._contents(conn, spec, [row[0] for row in rows])
         return [
-            SearchHit(target, str(row[0]), row[1], snippet(row[2], *locate(row[2])), float(row[4]), from_us(row[3]))
+            SearchHit(target, str(row[0]), row[1], snippet(contents[row[0]], *locate(contents[row[0]])),
+                      float(row[3]), from_us(row[2]))
             for row in rows
         ]
+
+    def _docid(self) -> str:
+        return "rowid" if self._scope.tier is FullTextTier.FTS5 else "docid"
+
+    def _candidate_cutoff(self, conn: sqlite3.Connection, spec: _Target, match: str) -> int | None:
+        """Lowest rowid among the newest RANK_CANDIDATES matches, or None when there are fewer."""
+        index, docid = f"{spec.table}_fts", self._docid()
+        row = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? ORDER BY {docid} DESC "
+                           "LIMIT 1 OFFSET ?", (match, RANK_CANDIDATES - 1)).fetchone()
+        return None if row is None else int(row[0])
+
+    @staticmethod
+    def _contents(conn: sqlite3.Connection, spec: _Target, ids: list[Any]) -> dict[Any, str]:
+        """Content of the hits, read after ranking so the sort never carries large text."""
+        found: dict[Any, str] = {}
+        for group in chunks(ids):
+            found.update(conn.execute(f"SELECT {spec.id_column}, content FROM {spec.table} "
+                                      f"WHERE {spec.id_column} IN ({marks(group)})", group).fetchall())
+        return found
 
     def _plan(self, mode: SearchMode, spec: _Target, text: str) -> _Plan | None:
         """FROM/WHERE clause and its arguments, score expression and its arguments, snippet locator."""

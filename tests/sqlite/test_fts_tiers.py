@@ -94,3 +94,20 @@ def test_auto_picks_the_best_available() -> None:
 def test_match_expression_quotes_user_text() -> None:
     assert fts.match_expression(fts.phrases('foo-bar "x NEAR(')) == '"foo bar" "x" "NEAR"'
     assert fts.phrases('" - * ( )') == []
+
+
+@pytest.mark.parametrize("tier", [t for t in TIERS if t != "like"])
+def test_unfiltered_ranking_is_bounded_to_the_newest_candidates(make_factory: MakeFactory,
+                                                                 monkeypatch: pytest.MonkeyPatch, tier: str) -> None:
+    from lcm_sqlite import search
+
+    monkeypatch.setattr(search, "RANK_CANDIDATES", 3)
+    storage = make_factory(**{"storage.fts_tier": tier}).open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    texts = ["zebra zebra zebra zebra"] + [f"zebra once {i}" for i in range(4)] + [f"filler {i}" for i in range(12)]
+    stored = storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, t, 1) for t in texts])
+    ids = [str(m.message_id) for m in stored]
+    unfiltered = [h.id for h in storage.lexical_search.search(SearchQuery("zebra"))]
+    assert sorted(unfiltered) == sorted(ids[2:5])
+    filtered = [h.id for h in storage.lexical_search.search(SearchQuery("zebra", conversation_id=conv.conversation_id))]
+    assert filtered[0] == ids[0] and sorted(filtered) == sorted(ids[:5])
