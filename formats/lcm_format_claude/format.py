@@ -110,8 +110,8 @@ class ClaudeCodeFormat:
             return None
         if role is Role.SYSTEM:
             content: Any = record.get("content")
-            if content is None and isinstance(message_obj, dict):
-                content = message_obj.get("content")
+            if content is None:  # turn_duration, api_error...: events, not messages
+                return None
         elif isinstance(message_obj, dict):
             content = message_obj.get("content")
         else:

@@ -89,6 +89,7 @@ def test_tool_results_errors_and_roles() -> None:
         if b.get("type") == "tool_result" and b.get("is_error") is True
     )
     assert len(calls) == len(results) == 36
+    assert len(msgs) == 92 and sum(len(read_jsonl(p)) for p in FILES) == 524
     assert sum(p.is_error for p in results) == raw_errors > 0
     assert all(p.tool_name for p in calls)
     tool_msgs = [m for m in msgs if m.role is Role.TOOL]

@@ -180,7 +180,7 @@ def test_native_only_envelopes() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=8,
+    max_leaves=6,
 )
 payloads = st.fixed_dictionaries(
     {
@@ -195,7 +195,7 @@ payloads = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.one_of(json_values, st.builds(item), payloads.map(lambda p: env("response_item", p))))
 def test_map_record_never_raises(value: Any) -> None:
     mapped = FORMAT.map_record(value)
