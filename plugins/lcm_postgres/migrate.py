@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -120,9 +121,10 @@ def read_ledger(cur: Any, schema: str) -> list[tuple[str, str]] | None:
     return [(str(a), str(b)) for a, b in cur.fetchall()]
 
 
-def validate_history(applied: list[tuple[str, str]]) -> list[Migration]:
+def validate_history(applied: list[tuple[str, str]],
+                     known: Sequence[Migration] | None = None) -> list[Migration]:
     """The pending migrations; refuses unknown, out-of-order or checksum-drifted history."""
-    known = shipped()
+    known = shipped() if known is None else known
     by_id = {m.migration_id: m for m in known}
     for position, (migration_id, checksum) in enumerate(applied):
         if migration_id not in by_id:
@@ -136,10 +138,12 @@ def validate_history(applied: list[tuple[str, str]]) -> list[Migration]:
     return list(known[len(applied):])
 
 
-def run(conn: Any, schema: str, *, verify: bool = True) -> MigrationReport:
-    """Migrate ``schema`` to the newest shipped migration on ``conn`` (autocommit connection).
+def run(conn: Any, schema: str, *, verify: bool = True,
+        migrations: Sequence[Migration] | None = None) -> MigrationReport:
+    """Migrate ``schema`` to the newest of ``migrations`` (default: the shipped ones) on ``conn``.
 
-    ``verify=False`` is only for regenerating the shipped fingerprints (``snapshot``).
+    ``conn`` is an autocommit connection. ``verify=False`` is only for regenerating the shipped
+    fingerprints (``snapshot``).
     """
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("SET LOCAL quote_all_identifiers = off")
@@ -155,7 +159,7 @@ def run(conn: Any, schema: str, *, verify: bool = True) -> MigrationReport:
                 "applied_by text NOT NULL DEFAULT current_user)"
             )
             applied = []
-        pending = validate_history(applied)
+        pending = validate_history(applied, migrations)
         if applied and verify:
             inventory.verify(cur, schema, applied[-1][0])
         cur.execute("SELECT set_config('search_path', %s, true)", (f"{schema}, public",))

@@ -73,6 +73,8 @@ def _probe(url: str) -> str | None:
 class TestDatabase:
     """The test server, addressed by an admin (superuser) URL."""
 
+    __test__ = False
+
     def __init__(self, url: str) -> None:
         self.url = url
 
