@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from lcm_framework.errors import LcmError, NestedTransactionError, StorageError
+from lcm_framework.errors import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
 
 from .errors import BACKEND, closed, translate
 
@@ -37,19 +37,33 @@ class TxToken:
 
 
 def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | None) -> sqlite3.Connection:
-    """Open (creating with mode 0600 if missing) the database file in WAL mode with foreign keys on."""
+    """Open (creating with mode 0600 if missing) the database file in WAL mode with foreign keys on.
+
+    A symlinked database file is refused, and the path must still name the
+    file we created or found when SQLite has opened it.
+    """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-        os.close(fd)
-        os.chmod(path, FILE_MODE)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+    except OSError:
+        raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
+                                      project=project, code="io_error") from None
+    try:
+        os.fchmod(fd, FILE_MODE)
         conn = sqlite3.connect(
             str(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
         )
+        same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
     except OSError:
-        raise StorageError("the database file cannot be opened", backend=BACKEND, domain=domain,
-                           project=project, code="io_error") from None
+        raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
+                                      project=project, code="io_error") from None
     except sqlite3.Error as exc:
         raise translate(exc, domain, project) from None
+    finally:
+        os.close(fd)
+    if not same:
+        conn.close()
+        raise StorageUnavailableError("the database file changed while it was opened", backend=BACKEND,
+                                      domain=domain, project=project, code="path_changed")
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         conn.execute("PRAGMA journal_mode = WAL")

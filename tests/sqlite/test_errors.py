@@ -88,3 +88,15 @@ def test_invalid_project_id_is_refused_before_touching_disk(make_factory: MakeFa
         with pytest.raises(StorageError):
             make_factory().open_project(ProjectRef(bad, "/r"))
     assert not (tmp_path / "escape").exists()
+
+
+def test_symlinked_database_file_is_refused(make_factory: MakeFactory, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.db"
+    target.write_bytes(b"")
+    path = db_path(tmp_path, ref())
+    path.parent.mkdir(parents=True)
+    path.symlink_to(target)
+    with pytest.raises(StorageUnavailableError) as info:
+        make_factory().open_project(ref())
+    assert_clean(info.value, tmp_path)
+    assert target.read_bytes() == b""
