@@ -17,7 +17,6 @@ import json
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -132,7 +131,7 @@ class Outbox:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {version}")
             if db.execute("SELECT 1 FROM meta WHERE key = 'machine_id'").fetchone() is None:
-                db.execute("INSERT INTO meta VALUES ('machine_id', ?)", (str(uuid.uuid4()),))
+                db.execute("INSERT INTO meta VALUES ('machine_id', ?)", (_uuid4(),))
                 db.execute("INSERT INTO meta VALUES ('next_seq', '1')")
 
     # --- writes -------------------------------------------------------------
@@ -153,7 +152,7 @@ class Outbox:
             with self._immediate() as db:
                 seq = int(db.execute("SELECT value FROM meta WHERE key = 'next_seq'").fetchone()[0])
                 db.execute("UPDATE meta SET value = ? WHERE key = 'next_seq'", (str(seq + 1),))
-                row = (str(uuid.uuid4()), TRANSPORT_VERSION, self.machine_id, seq, event, body, stamp, stamp)
+                row = (_uuid4(), TRANSPORT_VERSION, self.machine_id, seq, event, body, stamp, stamp)
                 db.execute(
                     "INSERT INTO events (uuid, version, machine_id, seq, event, payload, created_at,"
                     " next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -234,6 +233,15 @@ def read_backlog(home: Path) -> Backlog | None:
         return None
     with Outbox(path) as box:
         return box.backlog()
+
+
+def _uuid4() -> str:
+    """A random RFC 4122 version-4 UUID (``uuid`` itself imports ``platform``: too slow for hooks)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _has_nul(value: Any) -> bool:
