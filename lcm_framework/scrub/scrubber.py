@@ -57,9 +57,13 @@ class ScrubRejected(ScrubberError):
         super().__init__(f"record refused by the scrubber: {reason.value}" + (f" ({detail})" if detail else ""))
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_json(value: Any) -> str:
+    """Sorted keys, compact separators, literal Unicode: the text that is rescanned, hashed and stored."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return _CANONICAL.encode(value)
     except (TypeError, ValueError):
         raise ScrubRejected(Reason.MALFORMED_JSON, "not representable as JSON") from None
 
@@ -147,17 +151,18 @@ class Scrubber:
         canonical = canonical_json(value)
         data = _encode(canonical)
         candidates = self._scanner.candidates(data)
+        if not candidates:
+            return ScrubbedRecord(value, canonical, hashlib.sha256(data).hexdigest(), {})
         counts: Counter[str] = Counter()
-        if candidates:
-            mapping = self._redactions(value, candidates, counts)
-            if mapping:
-                value = _rebuild(value, mapping)
-                canonical = canonical_json(value)
-                data = canonical.encode("utf-8")
-                candidates = self._scanner.candidates(data)
-            hit = self._scanner.first_hit(data, candidates)
-            if hit is not None:
-                raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
+        mapping = self._redactions(value, candidates, counts)
+        if mapping:
+            value = _rebuild(value, mapping)
+            canonical = canonical_json(value)
+            data = canonical.encode("utf-8")
+            candidates = self._scanner.candidates(data)
+        hit = self._scanner.first_hit(data, candidates)
+        if hit is not None:
+            raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
         return ScrubbedRecord(value, canonical, hashlib.sha256(data).hexdigest(), dict(counts))
 
     def _redactions(self, value: Any, candidates: list[int], counts: Counter[str]) -> dict[str, str]:

@@ -19,14 +19,13 @@ def test_corpus_covers_every_builtin_rule(builtin_scrubber: Scrubber) -> None:
     assert builtin == set(CASES)
 
 
-@pytest.mark.parametrize(("rule_id", "text", "secret"), CORPUS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CORPUS)])
-def test_secret_in_text_is_redacted_by_its_rule(builtin_scrubber: Scrubber, rule_id: str, text: str,
-                                                 secret: str) -> None:
-    assert rule_id in {f.rule_id for f in builtin_scrubber.findings(text)}
-    scrubbed, counts = builtin_scrubber.scrub_text(text)
-    assert secret not in scrubbed
-    assert "[REDACTED:" in scrubbed and counts
-    assert builtin_scrubber.scrub_text(scrubbed) == (scrubbed, {})  # idempotent
+def test_secret_in_text_is_redacted_by_its_rule(builtin_scrubber: Scrubber) -> None:
+    for rule_id, text, secret in CORPUS:
+        assert rule_id in {f.rule_id for f in builtin_scrubber.findings(text)}, rule_id
+        scrubbed, counts = builtin_scrubber.scrub_text(text)
+        assert secret not in scrubbed, rule_id
+        assert "[REDACTED:" in scrubbed and counts, rule_id
+        assert builtin_scrubber.scrub_text(scrubbed) == (scrubbed, {}), rule_id  # idempotent
 
 
 def _tool_record(text: str, secret: str) -> dict:
@@ -44,24 +43,23 @@ def _tool_record(text: str, secret: str) -> dict:
     }
 
 
-@pytest.mark.parametrize(("rule_id", "text", "secret"), CORPUS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CORPUS)])
-def test_secret_in_nested_values_and_tool_io_never_survives(builtin_scrubber: Scrubber, rule_id: str, text: str,
-                                                            secret: str) -> None:
-    out = builtin_scrubber.scrub_record(_tool_record(text, secret))
-    assert secret not in out.canonical_json
-    assert secret not in json.dumps(out.value, ensure_ascii=False)
-    assert sum(out.redactions.values()) >= 5
-    # the reader's view of the stored JSON is the same record
-    assert parse_record(out.canonical_json.encode()) == out.value
+def test_secret_in_nested_values_and_tool_io_never_survives(builtin_scrubber: Scrubber) -> None:
+    for rule_id, text, secret in CORPUS:
+        out = builtin_scrubber.scrub_record(_tool_record(text, secret))
+        assert secret not in out.canonical_json, rule_id
+        assert secret not in json.dumps(out.value, ensure_ascii=False), rule_id
+        assert sum(out.redactions.values()) >= 5, rule_id
+        # the reader's view of the stored JSON is the same record
+        assert parse_record(out.canonical_json.encode()) == out.value, rule_id
 
 
-@pytest.mark.parametrize(("rule_id", "text", "secret"), CORPUS, ids=[f"{c[0]}-{i}" for i, c in enumerate(CORPUS)])
-def test_secret_in_a_json_key_is_redacted(builtin_scrubber: Scrubber, rule_id: str, text: str, secret: str) -> None:
-    record = {"type": "user", "message": {"role": "user", "content": {text: 1, "other": 2}}}
-    out = builtin_scrubber.scrub_record(record)
-    assert secret not in out.canonical_json
-    [key] = [k for k in out.value["message"]["content"] if k != "other"]  # type: ignore[call-overload,index]
-    assert "[REDACTED:" in key
+def test_secret_in_a_json_key_is_redacted(builtin_scrubber: Scrubber) -> None:
+    for rule_id, text, secret in CORPUS:
+        record = {"type": "user", "message": {"role": "user", "content": {text: 1, "other": 2}}}
+        out = builtin_scrubber.scrub_record(record)
+        assert secret not in out.canonical_json, rule_id
+        [key] = [k for k in out.value["message"]["content"] if k != "other"]  # type: ignore[call-overload,index]
+        assert "[REDACTED:" in key, rule_id
 
 
 def test_record_of_the_whole_corpus_as_json_text(builtin_scrubber: Scrubber) -> None:
