@@ -114,3 +114,20 @@ def test_builtin_formats_do_not_claim_gemini_files() -> None:
         [sys.executable, "-c", probe, json.dumps(head)], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(out.stdout) is None
+
+
+def test_lcm_import_reads_a_gemini_session_through_the_plugin(site: Path) -> None:
+    env = {"PYTHONPATH": str(site)}
+    result = run_lcm("import", "--json", str(SAMPLE), env=env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["files"], report["records"], report["stored"], report["messages"]) == (1, 13, 13, 9)
+    assert report["quarantined"] == {} and report["errors"] == []
+    (conversation,) = report["conversations"]
+    assert conversation["session_id"] == "4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86"
+    assert conversation["project_root"] == "/home/dev/weatherbot"
+    found = run_lcm("--project", "/home/dev/weatherbot", "grep", "--mode", "substring", "--json", "(reading 'temp')")
+    assert found.returncode == 0, found.stderr
+    assert "Cannot read properties of undefined" in found.stdout
+    again = json.loads(run_lcm("import", "--json", str(SAMPLE), env=env).stdout)
+    assert (again["stored"], again["messages"]) == (0, 0)
