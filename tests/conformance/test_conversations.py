@@ -198,3 +198,22 @@ def test_created_at_ties_order_by_id(project: ProjectStorage) -> None:
     assert all(m.created_at == when for m in stored)
     assert [m.seq for m in repo.list_messages(conv.conversation_id)] == [0, 1, 2]
     assert stored[0].created_at + timedelta(0) == when
+
+
+def test_concurrent_get_or_create_converges(project: ProjectStorage) -> None:
+    import threading
+
+    found: list[int] = []
+    start = threading.Barrier(4)
+
+    def run() -> None:
+        start.wait()
+        found.append(project.conversations.get_or_create_conversation("race").conversation_id)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(found) == 4 and len(set(found)) == 1
+    assert len(project.conversations.find_conversations("race")) == 1
