@@ -96,6 +96,8 @@ class Plugins:
         return self._collect("format", "lcm_register_formats", lambda f: f.identity.identifier)
 
     def rule_packs(self, config: Config) -> dict[str, RulePack]:
+        """Packs depend on the configuration (project patterns, gitleaks file): collected anew each call."""
+        self._cache.pop("rule_pack", None)
         return self._collect("rule_pack", "lcm_register_rule_packs", lambda p: p.name, config=config)
 
     def summarizers(self) -> dict[str, SummarizerFactory]:
