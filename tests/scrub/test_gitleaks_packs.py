@@ -216,3 +216,14 @@ def test_custom_pattern_never_redacts_inside_markers() -> None:
     assert scrubbed == "[REDACTED:github-pat] was [REDACTED:red]"
     out = scrubber.scrub_record({"t": text})
     assert out.canonical_json == '{"t":"[REDACTED:github-pat] was [REDACTED:red]"}'
+
+
+def test_one_plugin_manager_serves_each_project_its_own_patterns(
+    make_config: Callable[..., Config], fresh_plugins: Plugins
+) -> None:
+    plain = app_scrubber(make_config(), fresh_plugins)
+    custom = app_scrubber(make_config(**{"security.sensitive_patterns": "tok_[0-9]{6}"}), fresh_plugins)
+    again = app_scrubber(make_config(), fresh_plugins)
+    assert custom.scrub_text("tok_123456")[1] == {"sensitive-pattern": 1}
+    assert plain.scrub_text("tok_123456")[1] == {} == again.scrub_text("tok_123456")[1]
+    assert plain.version == again.version != custom.version
