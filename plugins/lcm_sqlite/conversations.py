@@ -168,6 +168,7 @@ class SqliteConversations(Repository):
              for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)],
         )
         ids = self._ids_by_seq(conn, conversation_id, seqs)
+        default_at = from_us(default_created)
         parts = [
             (ids[seq], ordinal, PartKind(p.kind).value, p.text, p.tool_call_id, p.tool_name, int(bool(p.is_error)),
              p.raw_json, p.metadata)
@@ -179,7 +180,7 @@ class SqliteConversations(Repository):
                              parts)
         return [
             Message(ids[seq], conversation_id, seq, Role(role), content, tokens,
-                    from_us(default_created if created is None else created))
+                    default_at if created is None else from_us(created))
             for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)
         ]
 
