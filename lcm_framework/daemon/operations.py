@@ -75,30 +75,28 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
     return {"conversations": results}
 
 
-def context(app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
+def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
     """The assembled context (summaries then fresh tail) of a session, within ``budget_tokens``."""
     from ..assembly import assemble
 
     budget = budget_tokens or int(app.config.get("compaction.context_budget_tokens"))
-    with app.project() as storage:
-        conversation_id = session_conversation(storage, session_id)
-        if conversation_id is None:
-            return {"session_id": session_id, "conversation_id": None, "messages": []}
-        assembled = assemble(storage, conversation_id, budget=budget,
-                             fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
-        return {"session_id": session_id, **assembled.as_json()}
+    conversation_id = session_conversation(storage, session_id)
+    if conversation_id is None:
+        return {"session_id": session_id, "conversation_id": None, "messages": []}
+    assembled = assemble(storage, conversation_id, budget=budget,
+                         fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
+    return {"session_id": session_id, **assembled.as_json()}
 
 
-def restore(app: App, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
+def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
     """Recent summaries (ids included) to inject at session start, plus the recall-tool pointer.
 
     The session's own in-context summaries come first; a new session gets the
     newest summaries of the project's other conversations.
     """
-    with app.project() as storage:
-        summaries = _session_summaries(storage, session_id) if session_id else []
-        if not summaries:
-            summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
+    summaries = _session_summaries(storage, session_id) if session_id else []
+    if not summaries:
+        summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
     chosen: list[Summary] = []
     used = 0
     for summary in reversed(summaries[-limit:]):  # newest first until the budget is spent

@@ -77,8 +77,8 @@ async def context(request: Request) -> JSONResponse:
     ])
     service = service_of(request)
     app = service.app_for(body["project"])
-    return JSONResponse(await service.run(operations.context, app, body["session_id"],
-                                          budget_tokens=body["budget_tokens"]))
+    return JSONResponse(await service.read(body["project"], operations.context, app, body["session_id"],
+                                           budget_tokens=body["budget_tokens"]))
 
 
 async def restore(request: Request) -> JSONResponse:
@@ -93,8 +93,7 @@ async def restore(request: Request) -> JSONResponse:
             body["project"], body["transcript_path"], session_id=body["session_id"], format_id=None,
             compact_mode=None, wait=False,
         )
-    app = service.app_for(body["project"])
-    result.update(await service.run(operations.restore, app, body["session_id"],
+    result.update(await service.read(body["project"], operations.restore, body["session_id"],
                                     max_tokens=body["max_tokens"], limit=body["limit"]))
     return JSONResponse(result)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
-from ..errors import ConfigError, DataValidationError, LcmError, TranscriptError
+from ..errors import ConfigError, DataValidationError, LcmError, StorageUnavailableError, TranscriptError
 from ..outbox import Outbox, OutboxError, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..app import App
     from ..config import Config
     from ..plugins import Plugins
+    from ..storage.contracts import ProjectStorage
 
 T = TypeVar("T")
 log = logging.getLogger("lcm.daemon")
@@ -52,6 +53,7 @@ class DaemonService:
         self.overrides = dict(overrides or {})
         self.started_at = time.time()
         self._apps: dict[Path, App] = {}
+        self._readers: dict[Path, ProjectStorage] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
@@ -73,6 +75,36 @@ class DaemonService:
             config = load_config(project=root, env=self.config.env, overrides=self.overrides)
             app = self._apps.setdefault(root, App(config, self.plugins))
         return app
+
+    async def reader(self, project: Path) -> ProjectStorage:
+        """A project scope kept open for read routes (context, restore); closed at shutdown."""
+        root = project.resolve()
+        found = self._readers.get(root)
+        if found is None:
+            opened = await self.run(self._open_scope, root)
+            found = self._readers.setdefault(root, opened)
+            if found is not opened:
+                await self.run(opened.close)
+        return found
+
+    async def read(self, project: Path, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(scope, *args)`` on the project's cached read scope; a storage outage drops the scope."""
+        scope = await self.reader(project)
+        try:
+            return await self.run(fn, scope, *args, **kwargs)
+        except StorageUnavailableError:
+            await self.run(self.forget_reader, project)
+            raise
+
+    def _open_scope(self, root: Path) -> ProjectStorage:
+        app = self.app_for(root)
+        return app.storage.open_project(app.project_ref(root))
+
+    def forget_reader(self, project: Path) -> None:
+        """Drop a cached scope after a storage failure so the next request reopens it."""
+        found = self._readers.pop(project.resolve(), None)
+        if found is not None:
+            found.close()
 
     @property
     def projects(self) -> list[str]:
@@ -144,9 +176,8 @@ class DaemonService:
             elif action != "restore":
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
-            result["restore"] = await self.run(
-                operations.restore, self.app_for(project), session_id, max_tokens=4000, limit=12
-            )
+            result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
+                                                limit=12)
         return result
 
     # --- the outbox consumer -----------------------------------------------
@@ -242,6 +273,9 @@ class DaemonService:
             _done, pending = await asyncio.wait(set(self._tasks), timeout=drain_timeout_s)
             for task in pending:
                 task.cancel()
+        for scope in list(self._readers.values()):
+            await self.run(scope.close)
+        self._readers.clear()
         for app in list(self._apps.values()):
             await self.run(app.close)
         self._apps.clear()
