@@ -99,7 +99,9 @@ def _pack(pattern: str) -> RulePack:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "token"), [(fmt, token) for fmt, tokens in NEEDED.values() for token in tokens], ids=str
+    ("fmt", "token"),
+    [(fmt, token) for fmt, tokens in NEEDED.values() for token in tokens],
+    ids=lambda v: v if isinstance(v, str) else v.provider,
 )
 def test_pattern_hitting_a_needed_key_is_refused(fmt: Any, token: str) -> None:
     with pytest.raises(ScrubberError, match=r"structural key or discriminator|representative transcript record"):
