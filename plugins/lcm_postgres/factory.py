@@ -45,15 +45,15 @@ def verify_ready(cur: Any, schema: str, *, owner: bool) -> str:
     Returns the newest applied migration id.
     """
     migrate.check_extensions(cur)
+    grants.check_public(cur, schema)
+    if not owner:  # catalog-only checks first: a role without USAGE cannot even read the ledger
+        grants.check(cur, schema)
     applied = migrate.read_ledger(cur, schema)
     if not applied or migrate.validate_history(applied):
         raise StorageUnavailableError(
             "the LCM schema has pending migrations; run `lcm postgres migrate` as the schema owner",
             backend=BACKEND, domain="migrations", code="migrations_pending")
     inventory.verify(cur, schema, applied[-1][0])
-    grants.check_public(cur, schema)
-    if not owner:
-        grants.check(cur, schema)
     return applied[-1][0]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from lcm_framework.storage.models import ContextItem, ContextItemKind
 
 from .base import Repository
+from .conversations import lock_conversation
 
 _TOKENS = "coalesce(m.token_count, s.token_count, 0)"
 _JOINED = """
@@ -35,7 +36,8 @@ class PgContext(Repository):
         ]
 
     def _lock(self, cur: Any, conversation_id: int) -> None:
-        cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s FOR UPDATE",
+        lock_conversation(cur, self._project, conversation_id)
+        cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s",
                     (self._project, conversation_id))
         if cur.fetchone() is None:
             raise self._not_found("conversation")

@@ -41,6 +41,11 @@ def advisory_key(*parts: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def lock_conversation(cur: Any, project_id: str, conversation_id: int) -> None:
+    """Per-conversation mutual exclusion until the end of the transaction (needs no table privilege)."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("conversation", project_id, str(conversation_id)),))
+
+
 class PgConversations(Repository):
     domain = "conversations"
 
@@ -162,7 +167,8 @@ class PgConversations(Repository):
             self._check.text(f"part.{name}", getattr(part, name))
 
     def _lock_conversation(self, cur: Any, conversation_id: int) -> None:
-        cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s FOR UPDATE",
+        lock_conversation(cur, self._project, conversation_id)
+        cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s",
                     (conversation_id, self._project))
         if cur.fetchone() is None:
             raise self._not_found("conversation")
@@ -255,10 +261,12 @@ class PgConversations(Repository):
             cur.execute(
                 "SELECT m.message_id, m.conversation_id, EXISTS (SELECT 1 FROM summary_messages sm "
                 "WHERE sm.message_id = m.message_id) FROM messages m "
-                "WHERE m.project_id = %s AND m.message_id = ANY(%s) FOR UPDATE OF m",
+                "WHERE m.project_id = %s AND m.message_id = ANY(%s)",
                 (self._project, ids),
             )
             rows = {self._int(r[0]): (self._int(r[1]), bool(r[2])) for r in cur.fetchall()}
+            for conversation_id in sorted({c for c, _ in rows.values()}):
+                lock_conversation(cur, self._project, conversation_id)
             deleted = [i for i in ids if i in rows and not rows[i][1]]
             skipped = [i for i in ids if i in rows and rows[i][1]]
             if deleted:
