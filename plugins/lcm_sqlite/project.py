@@ -26,7 +26,7 @@ from lcm_framework.storage.models import Health, ProjectStats
 from .context import SqliteContext
 from .conversations import SqliteConversations
 from .coordination import SqliteCoordination
-from .errors import BACKEND, closed
+from .errors import BACKEND
 from .large_files import SqliteLargeFiles
 from .memory import SqlitePromotedMemory
 from .native import SqliteNativeTranscripts
@@ -109,7 +109,3 @@ class SqliteProjectStorage(SqliteRepositories):
         if not self._scope.db.closed:
             self._scope.db.close()
             self._on_close(self)
-
-    def require_open(self, domain: str) -> None:
-        if self._scope.db.closed:
-            raise closed(domain, self.project_id)
