@@ -1,37 +1,33 @@
-"""The last escalation level: deterministic truncation with a visible marker."""
+"""The last escalation level as a selectable summarizer: deterministic truncation with a visible marker.
+
+It applies the same cut as the compaction ladder's own fallback (head and tail of
+the segment around ``[Truncated for context management]``), so choosing
+``summarizer.provider = "truncate"`` behaves exactly like that fallback.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lcm_framework.compaction.escalation import TRUNCATION_MARKER
+from lcm_framework.compaction.escalation import truncate_text as ladder_truncate
 from lcm_framework.summarize.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from lcm_framework.config import Config
     from lcm_framework.summarize.contracts import SummaryRequest
 
-MARKER = "[Truncated for context management]"
+MARKER = TRUNCATION_MARKER
 DEFAULT_TOKENS = 512
 
 
 def truncate_text(text: str, target_tokens: int) -> str:
-    """``text`` cut to about ``target_tokens`` tokens (at a line or word boundary) plus the marker."""
-    text = text.strip()
-    budget = max(target_tokens, 16) * 4
-    if len(text) <= budget:
-        return text
-    room = budget - len(MARKER) - 2
-    cut = text[:room]
-    for boundary in ("\n", " "):
-        at = cut.rfind(boundary)
-        if at >= room // 2:
-            cut = cut[:at]
-            break
-    return cut.rstrip() + "\n" + MARKER
+    """``text`` cut to about ``target_tokens`` tokens (chars/4) around the marker; short text unchanged."""
+    return ladder_truncate(text.strip(), max(target_tokens, 16), estimate_tokens)
 
 
 class TruncateSummarizer:
-    """Keeps the head of the segment: never fails, never calls out, same input gives same output."""
+    """Never fails, never calls out; the same input gives the same output."""
 
     name = "truncate"
 

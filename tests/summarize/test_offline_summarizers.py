@@ -133,9 +133,9 @@ def test_extractive_notice_and_token_estimate() -> None:
 def test_truncate_marks_cut_and_respects_target() -> None:
     text = "\n".join(f"line {i} " + "word " * 20 for i in range(500))
     out = truncate_text(text, 100)
-    assert out.endswith("\n" + MARKER)
+    head, tail = out.split("\n" + MARKER + "\n")
     assert estimate_tokens(out) <= 100
-    assert out.startswith("line 0 ")
+    assert out.startswith("line 0 ") and text.strip().endswith(tail) and text.startswith(head)
     assert truncate_text(text, 100) == out
     assert truncate_text("short text", 100) == "short text"
 
