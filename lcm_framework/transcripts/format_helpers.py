@@ -1,8 +1,9 @@
 """Small helpers shared by transcript format plugins (built-in and third-party).
 
 They turn native values into what :class:`~lcm_framework.storage.models.NewMessage`
-expects: token estimates, timezone-aware UTC timestamps, and verbatim JSON
-for ``NewPart.raw_json``. None of them raises on odd input.
+expects: token estimates (LCM's one estimator, re-exported), timezone-aware UTC
+timestamps, and verbatim JSON for ``NewPart.raw_json``. None of them raises on
+odd input.
 """
 
 from __future__ import annotations
@@ -12,12 +13,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-CHARS_PER_TOKEN = 4
+from ..summarize.tokens import estimate_tokens
 
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token; at least 1 for non-empty text, 0 for empty text."""
-    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+__all__ = ["estimate_tokens", "parse_timestamp", "string_fields", "to_json"]
 
 
 def parse_timestamp(value: Any) -> datetime | None:
