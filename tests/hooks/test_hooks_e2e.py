@@ -66,7 +66,7 @@ def test_kill_the_daemon_mid_session_and_lose_nothing(lcm_env: Path, tmp_path: P
     (project / ".git").mkdir(parents=True)
     transcript = project / f"{SESSION}.jsonl"
     lines = (CLAUDE_SESSIONS / f"{SESSION}.jsonl").read_text().splitlines(keepends=True)
-    chunks = [lines[i:i + 5] for i in range(0, len(lines), 5)]
+    chunks = [lines[i:i + 8] for i in range(0, len(lines), 8)]
     port = free_port()
     env = {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(lcm_env), "LCM_DAEMON_PORT": str(port),
            "LCM_DAEMON_AUTOSTART": "false"}

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from lcm_framework.installer.agents import changes
+from lcm_framework.installer.service import service_change
 from tests.conftest import run_lcm
+
+
+def apply(agent: str, *, install: bool, env: dict[str, str] | None = None) -> list[bool]:
+    """The installer in-process (the CLI runs in a subprocess in the tests above it)."""
+    agents = ["claude", "codex"] if agent == "all" else [agent]
+    return [c.apply() is not None or c.changed for a in agents
+            for c in changes(a, env or dict(os.environ), install=install)]
 
 # Written the way Claude Code writes it (JSON.stringify(settings, null, 2)), with other hooks,
 # other MCP servers, non-ASCII text and unrelated keys.
@@ -105,16 +114,13 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
 
 
 def test_install_is_idempotent(agent_home: Path) -> None:
-    assert run_lcm("install").returncode == 0
+    assert all(apply("all", install=True))
     first = snapshot(agent_home)
     n_backups = len(backups(agent_home))
-    again = run_lcm("install")
-    assert again.returncode == 0, again.stderr
-    assert "unchanged" in again.stdout
+    assert not any(apply("all", install=True))
     assert snapshot(agent_home) == first
     assert len(backups(agent_home)) == n_backups
-    dry = run_lcm("install", "--dry-run")
-    assert dry.stdout.strip() == "nothing to change"
+    assert not any(c.changed for a in ("claude", "codex") for c in changes(a, dict(os.environ), install=True))
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
@@ -130,11 +136,11 @@ def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
 
 def test_fresh_home_install_creates_private_files_and_uninstall_leaves_them_empty(lcm_env: Path) -> None:
     home = lcm_env.parent
-    assert run_lcm("install").returncode == 0
+    apply("all", install=True)
     settings = home / ".claude" / "settings.json"
     assert stat.S_IMODE(settings.stat().st_mode) == 0o600
     assert "hook SessionEnd" in settings.read_text()
-    assert run_lcm("uninstall").returncode == 0
+    apply("all", install=False)
     assert json.loads(settings.read_text()) == {}
     assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
     assert (home / ".codex" / "config.toml").read_text() == ""
@@ -142,8 +148,7 @@ def test_fresh_home_install_creates_private_files_and_uninstall_leaves_them_empt
 
 def test_respects_claude_config_dir_and_codex_home(tmp_path: Path) -> None:
     claude, codex = tmp_path / "cc", tmp_path / "cx"
-    result = run_lcm("install", env={"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)})
-    assert result.returncode == 0, result.stderr
+    apply("all", install=True, env={**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)})
     assert (claude / "settings.json").is_file() and (codex / "hooks.json").is_file()
     assert not (Path(os.environ["HOME"]) / ".claude").exists()
 
@@ -153,11 +158,11 @@ def test_foreign_lcm_mcp_entries_are_left_alone(agent_home: Path) -> None:
     data = json.loads(path.read_text())
     data["mcpServers"]["lcm"] = {"command": "/opt/other/thing", "args": ["serve"]}
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    result = run_lcm("install", "claude")
-    assert result.returncode == 0
-    assert "not LCM's" in result.stdout
+    (change,) = changes("claude", dict(os.environ), install=True)
+    assert any("not LCM's" in note for note in change.notes)
+    change.apply()
     assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
-    run_lcm("uninstall", "claude")
+    apply("claude", install=False)
     assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
 
 
@@ -171,10 +176,20 @@ def test_invalid_settings_json_is_refused_without_change(agent_home: Path) -> No
 
 
 def test_service_unit_is_written_and_removed(agent_home: Path) -> None:
-    result = run_lcm("install", "claude", "--service")
-    assert result.returncode == 0, result.stderr
+    env = dict(os.environ)
+    service_change(env, install=True).apply()
     unit = agent_home / ".config/systemd/user/lcm-daemon.service"
     text = unit.read_text()
     assert "daemon start --foreground" in text and "ExecStart=/" in text
-    assert run_lcm("uninstall", "claude", "--service").returncode == 0
+    assert not service_change(env, install=True).changed
+    plist = service_change(env, install=True, platform="darwin")
+    assert plist.path.name == "dev.lcm.daemon.plist" and "<string>--foreground</string>" in (plist.after or "")
+    service_change(env, install=False).apply()
     assert not unit.exists()
+
+
+def test_service_flag_on_the_command_line(agent_home: Path) -> None:
+    result = run_lcm("install", "claude", "--service", "--json")
+    assert result.returncode == 0, result.stderr
+    assert (agent_home / ".config/systemd/user/lcm-daemon.service").is_file()
+    assert json.loads(result.stdout)["dry_run"] is False
