@@ -66,7 +66,13 @@ _CHANGING_TOOLS = frozenset(
 _ERROR_LINES = _lines_with(_ERRORS)
 _DECISION_LINES = _lines_with(_DECISIONS)
 _REFERENCE_LINES = _lines_with(_REFERENCES)
+_CODE_SPAN = re.compile(rb"`[^`\n]{2,80}`")  # identifiers quoted in prose; Python's re: literal prefix
 W_ERROR, W_CHANGE, W_USER, W_DECISION, W_TOOL, W_REFERENCE, W_HEADER = 7, 6, 6, 5, 4, 3, 2
+_WEAKER_TIERS = (
+    (W_DECISION, (_DECISION_LINES,)),
+    (W_REFERENCE, (_REFERENCE_LINES, _CODE_SPAN)),
+    (W_HEADER, (_HEADER,)),
+)
 _TYPICAL_LINE = 120  # characters, to judge whether weaker tiers could still be chosen
 _FRAMED_BUDGET = 600  # characters; smaller budgets get no header and footer lines
 _PREFIX = 48  # room for a "[timestamp] " (or "[start - end] ") prefix and the newline
@@ -103,10 +109,11 @@ def extract(segment: str, target_tokens: int) -> str:
     found += [(W_ERROR, m.start()) for m in _ERROR_LINES.finditer(data)]
     found += [(W_USER, m.start() + 1) for m in _USER_HEADER.finditer(data)]
     found += [(W_CHANGE if m.group(1) in _CHANGING_TOOLS else W_TOOL, m.start()) for m in _TOOL_CALL.finditer(data)]
-    for weight, scan in ((W_DECISION, _DECISION_LINES), (W_REFERENCE, _REFERENCE_LINES), (W_HEADER, _HEADER)):
+    for weight, scans in _WEAKER_TIERS:
         if _filled(found, room):
             break
-        found += [(weight, m.start() + (scan is _HEADER)) for m in scan.finditer(data)]
+        for scan in scans:
+            found += [(weight, m.start() + (scan is _HEADER)) for m in scan.finditer(data)]
     chosen = _choose(data, found, room)
     body = _render(data, chosen)
     footer = f"Expand for details about: the other {total - len(chosen)} of {total} source lines" if framed else ""

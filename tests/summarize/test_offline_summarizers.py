@@ -24,6 +24,7 @@ PLANTED = {
     "decision": "[2026-02-17 07:44] assistant: We decided to keep Decimal instead of float because of rounding.",
     "number": "[2026-02-17 07:45] tool: 131 passed in 2.37s, p95 latency 18 ms",
     "url": "[2026-02-17 07:46] assistant: See https://docs.python.org/3/library/decimal.html for context.",
+    "identifier": "[2026-02-17 07:47] assistant: The helper `LedgerEntry.apply_credit` now rounds once.",
 }
 NEEDLES = {
     "user": "reject negative balances",
@@ -33,6 +34,7 @@ NEEDLES = {
     "decision": "keep Decimal instead of float",
     "number": "131 passed in 2.37s",
     "url": "https://docs.python.org/3/library/decimal.html",
+    "identifier": "`LedgerEntry.apply_credit`",
 }
 
 
@@ -48,7 +50,7 @@ def filler(n: int, seed: int = 7) -> list[str]:
 def planted_segment() -> str:
     lines = filler(400)
     for offset, key in enumerate(PLANTED):
-        lines.insert(60 + offset * 45, PLANTED[key])
+        lines.insert(60 + offset * 40, PLANTED[key])
     return "\n\n".join(lines)
 
 
