@@ -56,7 +56,7 @@ class AssembledContext:
 
 def select_items(items: list[ContextItem], budget: int, fresh_tail_count: int) -> tuple[int, int]:
     """(first included index, fresh tail start): the tail always, then newest evictable items that fit."""
-    tail_start = fresh_tail_start([i.kind is ContextItemKind.MESSAGE for i in items], fresh_tail_count)
+    tail_start = fresh_tail_start(items, fresh_tail_count, lambda i: i.kind is ContextItemKind.MESSAGE)
     remaining = budget - sum(i.token_count for i in items[tail_start:])
     first = tail_start
     while first > 0 and items[first - 1].token_count <= remaining:

@@ -1,20 +1,22 @@
 """The compaction engine: leaf passes, condensation and the three modes of the spec.
 
-Each pass reads what it needs, calls the summarizer outside any transaction,
-renews the lease, then writes the summary, its lineage and the context
-replacement in ONE transaction that first checks the lease fence.
+Each pass reads what it needs and calls the summarizer outside any
+transaction, renewing the lease. Summaries, their lineage and the context
+replacements are then written in ONE transaction that first checks the lease
+fence: after each pass, or for up to ``WRITE_BATCH`` consecutive leaf passes
+of a sweep at once (the model never waits on a transaction).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..storage.models import NewSummary, SummaryKind
-from .escalation import LadderResult, LadderSettings, Outcome, summarize_with_escalation
+from .escalation import LadderSettings, Outcome, summarize_with_escalation
 from .ids import summary_id
 from .locking import CompactionBusy, LeaseKeeper, exclusive
 from .plan import ContextModel, Span
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from ..summarize.prompts import PromptRenderer
 
 EXCERPT_CHARS = 24_000
+WRITE_BATCH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,8 @@ class CompactionEngine:
                     "compaction.context_budget_tokens")))
             else:
                 run.full_sweep()
+            if not dry_run:
+                run.flush()
             report.tokens_after = run.model.total_tokens
 
 
@@ -172,6 +177,8 @@ class _Run:
         self.dry_run = keeper is None
         self.cid = report.conversation_id
         self.contents: dict[str, Summary] = {}
+        self.texts: dict[str, str] = {}
+        self.pending: list[_Pending] = []
         started = time.perf_counter()
         items = storage.context.list_items(self.cid)
         summary_ids = [i.summary_id for i in items if i.summary_id is not None]
@@ -243,6 +250,8 @@ class _Run:
         return self._finish(span, segment, new, before, self.settings.leaf_target_tokens)
 
     def condense_pass(self, max_source_depth: int | None) -> PassResult | None:
+        if not self.dry_run:
+            self.flush()  # condensation reads its parents back from storage
         span = self.model.condensation_span(self.settings.limits, max_source_depth)
         if span is None:
             return None
@@ -299,6 +308,8 @@ class _Run:
         previous = self.model.previous_summary_id(span)
         if previous is None:
             return ""
+        if previous in self.texts:
+            return self.texts[previous]
         found = self._summaries([previous])
         return found[0].content if found else ""
 
@@ -319,43 +330,66 @@ class _Run:
             settings=LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature),
         )
         self.report.summarizer_seconds += time.perf_counter() - started
-        summary = self._persist(span, new, result)
-        self.report.note_pass(span.depth, result.outcome.value, result.failures)
-        return PassResult(summary.summary_id, span.depth, before, summary.token_count)
-
-    def _persist(self, span: Span, new: NewSummary, result: LadderResult) -> Summary:
         assert self.keeper is not None
         self.keeper.renew_if_due()
-        created = self.engine.next_stamp()
-        record = NewSummary(
-            summary_id=summary_id(result.text, created),
-            conversation_id=new.conversation_id,
-            kind=new.kind,
-            depth=new.depth,
-            content=result.text,
-            token_count=result.output_tokens,
-            earliest_at=new.earliest_at,
-            latest_at=new.latest_at,
-            descendant_count=new.descendant_count,
-            source_message_ids=new.source_message_ids,
-            parent_ids=new.parent_ids,
-            file_ids=new.file_ids,
-        )
+        record = replace(new, summary_id=summary_id(result.text, self.engine.next_stamp()), content=result.text,
+                         token_count=result.output_tokens)
         start, end = self.model.ordinal(span.start), self.model.ordinal(span.end)
-        lease = self.keeper.lease
+        if self.pending and start <= self.pending[-1].at:
+            self.flush()  # only spans after every pending one can share a write
+        shift = self._shift()
+        self.pending.append(
+            _Pending(record, start + shift, end + shift, start, result.outcome.value, result.failures)
+        )
+        self.texts[record.summary_id] = record.content
+        self.model.replace(span, record.summary_id, record.token_count)
+        if len(self.pending) >= WRITE_BATCH:
+            self.flush()
+        return PassResult(record.summary_id, span.depth, before, record.token_count)
 
-        def write(repos: Repositories) -> Summary:
+    def _shift(self) -> int:
+        """How far ordinals after every pending span have moved down since the last write."""
+        return sum(p.end - p.start for p in self.pending)
+
+    def flush(self) -> None:
+        """Write the pending summaries, lineage and context replacements in ONE fenced transaction.
+
+        Replacements run from the last span to the first so each one shifts as few rows as possible;
+        the result equals applying them one by one in order.
+        """
+        if not self.pending:
+            return
+        assert self.keeper is not None
+        self.keeper.renew_if_due()
+        lease = self.keeper.lease
+        pending = list(self.pending)
+
+        def write(repos: Repositories) -> list[Summary]:
             repos.coordination.check_fence(lease)
-            summary = repos.summaries.create_summary(record)
-            repos.context.replace_range(self.cid, start, end, summary.summary_id)
-            return summary
+            created = [repos.summaries.create_summary(p.record) for p in pending]
+            for p in reversed(pending):
+                repos.context.replace_range(self.cid, p.start, p.end, p.record.summary_id)
+            return created
 
         started = time.perf_counter()
-        summary = self.storage.transaction(write)
+        created = self.storage.transaction(write)
         self.report.storage_seconds += time.perf_counter() - started
-        self.contents[summary.summary_id] = summary
-        self.model.replace(span, summary.summary_id, summary.token_count)
-        return summary
+        self.pending.clear()
+        for summary, p in zip(created, pending, strict=True):
+            self.contents[summary.summary_id] = summary
+            self.report.note_pass(summary.depth, p.outcome, p.failures)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A summarized span waiting for the batch write (``start``/``end``: ordinals as currently stored)."""
+
+    record: NewSummary
+    start: int
+    end: int
+    at: int  # ordinal of the new summary item in the local model
+    outcome: str
+    failures: tuple[str, ...]
 
 
 __all__ = ["CompactionEngine", "Mode", "Outcome", "PassResult"]

@@ -7,10 +7,13 @@ locally (ordinals shift exactly as ``ContextRepository.replace_range`` does).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..storage.models import ContextItem, ContextItemKind
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +47,18 @@ class Limits:
     condensed_min_fanout: int
 
 
-def fresh_tail_start(is_message: Sequence[bool], fresh_tail_count: int) -> int:
+def fresh_tail_start(items: Sequence[T], fresh_tail_count: int, is_message: Callable[[T], bool]) -> int:
     """Index where the protected tail begins: the ``fresh_tail_count``-th raw message from the end.
 
     With fewer raw messages than that, the oldest raw message; with none (or a count of 0), the end.
+    Scans from the end only as far as it must.
     """
-    start = len(is_message)
+    start = len(items)
     if fresh_tail_count <= 0:
         return start
     seen = 0
-    for index in range(len(is_message) - 1, -1, -1):
-        if is_message[index]:
+    for index in range(len(items) - 1, -1, -1):
+        if is_message(items[index]):
             seen += 1
             start = index
             if seen == fresh_tail_count:
@@ -87,7 +91,7 @@ class ContextModel:
 
     def tail_start(self, fresh_tail_count: int) -> int:
         """Index of the first protected entry: the last ``fresh_tail_count`` raw messages and after."""
-        return fresh_tail_start([e.is_message for e in self.entries], fresh_tail_count)
+        return fresh_tail_start(self.entries, fresh_tail_count, lambda e: e.message_id is not None)
 
     def raw_tokens_outside_tail(self, fresh_tail_count: int) -> int:
         return sum(e.tokens for e in self.entries[: self.tail_start(fresh_tail_count)] if e.is_message)

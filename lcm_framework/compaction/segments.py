@@ -11,7 +11,7 @@ EMPTY_SEGMENT = "[no text content]"
 
 
 def stamp(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else "unknown time"
+    return moment.isoformat(sep=" ")[:16] if moment else "unknown time"
 
 
 def message_segment(messages: Sequence[Message], texts: Sequence[str]) -> str:
