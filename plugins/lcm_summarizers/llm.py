@@ -4,8 +4,8 @@ Credentials come from the providers' usual environment variables and are
 never logged, printed or carried in an error (messages are scrubbed and the
 provider's exception is not chained). Each request has a timeout; retryable
 failures (rate limits, timeouts, connection and 5xx errors) are retried with
-exponential backoff plus jitter; a process-wide semaphore bounds concurrent
-requests.
+exponential backoff plus jitter; a process-wide counter bounds concurrent
+requests (``summarizer.concurrency``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from lcm_framework.errors import ConfigError, SummarizerError
@@ -33,16 +34,29 @@ _RETRYABLE_NAMES = frozenset(
     {"RateLimitError", "Timeout", "APITimeoutError", "APIConnectionError", "ServiceUnavailableError",
      "InternalServerError", "TimeoutError", "ConnectionError"}
 )
-_SEMAPHORES: dict[int, threading.BoundedSemaphore] = {}
-_SEMAPHORES_LOCK = threading.Lock()
 
 
-def request_slots(limit: int) -> threading.BoundedSemaphore:
-    """The process-wide semaphore bounding concurrent requests at ``limit``."""
-    with _SEMAPHORES_LOCK:
-        if limit not in _SEMAPHORES:
-            _SEMAPHORES[limit] = threading.BoundedSemaphore(limit)
-        return _SEMAPHORES[limit]
+class RequestSlots:
+    """Process-wide count of in-flight requests; each caller waits until fewer than its limit are running."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.in_flight = 0
+
+    @contextmanager
+    def hold(self, limit: int) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: self.in_flight < limit)
+            self.in_flight += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.in_flight -= 1
+                self._cond.notify_all()
+
+
+REQUEST_SLOTS = RequestSlots()
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -116,7 +130,7 @@ class LitellmSummarizer:
         failure = ""
         for attempt in range(self.max_retries + 1):
             try:
-                with request_slots(self.concurrency):
+                with REQUEST_SLOTS.hold(self.concurrency):
                     self.attempts += 1
                     response = litellm.completion(**kwargs)
             except Exception as exc:  # provider errors come in many types; all become SummarizerError

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from lcm_summarizers.credentials import scrub, secret_values
-from lcm_summarizers.llm import LitellmSummarizer, backoff_delay, is_retryable
+from lcm_summarizers.llm import REQUEST_SLOTS, LitellmSummarizer, backoff_delay, is_retryable
 
 from lcm_framework.app import App
 from lcm_framework.config import Config
@@ -154,6 +154,7 @@ def test_mock_exception_is_retried_with_backoff(config: Config) -> None:
         llm.summarize(request())
     assert KEY not in str(caught.value)
     assert llm.attempts == 4 and len(sleeps) == 3
+    assert REQUEST_SLOTS.in_flight == 0  # failed requests give their slot back
     for attempt, delay in enumerate(sleeps):
         assert 0.01 * 2**attempt <= delay <= 0.01 * 2**attempt * 1.5
 
@@ -195,6 +196,7 @@ def test_concurrency_limit_is_process_wide(make_config: Callable[..., Config], f
         thread.join()
     assert len(fake.calls) == 6
     assert fake.max_in_flight == 2
+    assert REQUEST_SLOTS.in_flight == 0
 
 
 def test_missing_model_is_a_config_error(make_config: Callable[..., Config]) -> None:
