@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lcm_framework.errors import StorageClosedError, StorageError
+from lcm_framework.errors import StorageClosedError, StorageError, StorageUnavailableError
 
 from .errors import BACKEND, translate
 
@@ -34,6 +34,23 @@ def _discard_if_uncertain(conn: psycopg.Connection[Any]) -> None:
     conn.close()
 
 
+def probe(settings: PgSettings) -> None:
+    """Connect once, directly, so a down server or failed TLS verification is reported at once and by kind."""
+    import psycopg
+
+    try:
+        psycopg.connect(**settings.connect_kwargs()).close()
+    except psycopg.OperationalError as exc:
+        text = str(exc).lower()
+        if "certificate" in text or "ssl" in text or "host name" in text:
+            raise StorageUnavailableError(
+                "TLS verification of the PostgreSQL server failed (check postgresql.ca_file and the host name "
+                "in postgresql.url)", backend=BACKEND, domain="runtime", code="tls_verify_failed") from None
+        raise translate(exc, domain="runtime", project=None) from None
+    except psycopg.Error as exc:
+        raise translate(exc, domain="runtime", project=None) from None
+
+
 class Executor(Protocol):
     project: str | None
 
@@ -49,6 +66,7 @@ class Runtime:
         from psycopg_pool import ConnectionPool
 
         self.settings = settings
+        probe(settings)
         self._pool: ConnectionPool[Any] | None = ConnectionPool(
             kwargs={**settings.connect_kwargs(), "autocommit": True},
             min_size=0,

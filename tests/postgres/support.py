@@ -125,7 +125,7 @@ class TestDatabase:
             "postgresql.pool_size": "3",
             "postgresql.acquire_timeout_s": "5",
         }
-        values.update({k: str(v) for k, v in overrides.items()})
+        values.update({(k if "." in k else f"postgresql.{k}"): str(v) for k, v in overrides.items()})
         return load_config(cwd=tmp_path, env={"LCM_HOME": str(home), "HOME": str(tmp_path)}, overrides=values)
 
     def factory(self, schema: str, tmp_path: Path, url: str | None = None, **overrides: Any) -> Any:
