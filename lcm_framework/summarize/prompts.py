@@ -56,7 +56,13 @@ def override_directory(config: Config) -> Path | None:
     """The configured override directory, or ``$LCM_HOME/prompts`` when it exists."""
     configured = config.get("prompts.override_dir")
     if configured:
-        return Path(str(configured)).expanduser()
+        directory = Path(str(configured)).expanduser()
+        if not directory.is_dir():
+            raise ConfigError(
+                f"prompts.override_dir = {directory} (from {config.source('prompts.override_dir')}) "
+                "is not a directory"
+            )
+        return directory
     default = config.home / "prompts"
     return default if default.is_dir() else None
 

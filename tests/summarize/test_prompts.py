@@ -105,6 +105,13 @@ def test_override_dir_replaces_one_template_by_name(
     assert renderer.render("leaf_aggressive", **COMMON).startswith("A previous summary")
 
 
+def test_missing_override_dir_is_a_config_error(
+    tmp_path: Path, make_config: Callable[..., Config], make_plugins: Callable[..., Plugins]
+) -> None:
+    with pytest.raises(ConfigError, match=r"prompts\.override_dir = .*nowhere .*LCM_PROMPTS_OVERRIDE_DIR"):
+        PromptRenderer(make_config(LCM_PROMPTS_OVERRIDE_DIR=str(tmp_path / "nowhere")), make_plugins())
+
+
 def test_lcm_home_prompts_dir_is_the_default_override(
     lcm_env: Path, make_config: Callable[..., Config], make_plugins: Callable[..., Plugins]
 ) -> None:
