@@ -105,9 +105,11 @@ async def hook(request: Request) -> JSONResponse:
     if body["event"] not in HOOK_EVENTS:
         raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(HOOK_EVENTS))})")
     service = service_of(request)
-    result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
-    service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
-    return JSONResponse(result)
+    if body["event"] == "SessionStart" or body["wait"]:
+        result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
+        service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
+        return JSONResponse(result)
+    return JSONResponse(await service.enqueue(body["event"], body["payload"]), status_code=202)
 
 
 async def stats(request: Request) -> JSONResponse:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.to_thread
 
 from ..errors import ConfigError, DataValidationError, LcmError, StorageUnavailableError, TranscriptError
-from ..outbox import Outbox, OutboxError, outbox_path
+from ..outbox import Outbox, OutboxError, OutboxEvent, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
 
@@ -159,6 +159,24 @@ class DaemonService:
         except Exception as exc:  # best effort: compaction failures never break ingestion
             log.warning("background %s compaction of a session failed: %s", mode, _describe(exc))
 
+    async def enqueue(self, event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Check a hook event, store it durably in the outbox and let the consumer process it.
+
+        The hook gets its answer once the event is durable, without waiting
+        for the ingest (hooks stay fast whatever the transcript's size).
+        """
+        project = hook_project(payload)
+        transcript = _text(payload.get("transcript_path"))
+        if transcript is not None:
+            path = Path(transcript)
+            if not path.is_absolute():
+                raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
+            if not await self.run(path.exists):
+                raise TranscriptError("the transcript named by the hook does not exist")
+        stored = await self.run(_capture, self.config.home, event, {**payload, "project": str(project)})
+        self.wake_consumer()
+        return {"event": event, "project": str(project), "queued": stored.seq}
+
     async def hook(self, event: str, payload: Mapping[str, Any], *, wait: bool = False) -> dict[str, Any]:
         """Handle one agent hook event (from the ``/hook`` route or the outbox)."""
         action, compact_mode = HOOK_EVENTS.get(event, ("ingest", None))
@@ -216,7 +234,7 @@ class DaemonService:
                     if self._closing:
                         break
                     try:
-                        await self.hook(item.event, item.payload, wait=True)
+                        await self.hook(item.event, item.payload)
                     except PERMANENT_ERRORS as exc:
                         await self.run(box.mark_processed, item.uuid, error_code=_code(exc))
                     except Exception as exc:
@@ -279,6 +297,11 @@ class DaemonService:
         for app in list(self._apps.values()):
             await self.run(app.close)
         self._apps.clear()
+
+
+def _capture(home: Path, event: str, payload: Mapping[str, Any]) -> OutboxEvent:
+    with Outbox(outbox_path(home)) as box:
+        return box.capture(event, payload)
 
 
 def hook_project(payload: Mapping[str, Any]) -> Path:

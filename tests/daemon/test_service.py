@@ -90,3 +90,27 @@ def test_hook_route_ingests_and_restores(service: DaemonService, tmp_path: Path)
         await service.close()
 
     asyncio.run(scenario())
+
+
+def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp_path: Path, lcm_env: Path) -> None:
+    from lcm_framework.outbox import read_backlog
+
+    project, transcript = make_project(tmp_path / "q")
+    payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(project)}
+
+    async def scenario() -> None:
+        async with await _client(service) as client:
+            queued = await client.post("/hook", json={"event": "Stop", "payload": payload})
+            assert queued.status_code == 202, queued.text
+            assert queued.json()["queued"] == 1
+            assert read_backlog(lcm_env).pending == 1  # type: ignore[union-attr]
+            assert await service.drain_outbox() == 1
+            assert read_backlog(lcm_env).pending == 0  # type: ignore[union-attr]
+            ctx = await client.post("/context", json={"project": str(project), "session_id": SESSION})
+            assert len(ctx.json()["messages"]) > 0
+            stats = await client.post("/stats", json={"project": str(project)})
+            (row,) = stats.json()["projects"]
+            assert row["messages"] > 0 and row["conversations"] == 1
+        await service.close()
+
+    asyncio.run(scenario())
