@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lcm_framework.extensions import PromptSource
 from lcm_framework.hookspecs import hookimpl
 from lcm_framework.summarize.prompts import DirectorySource
+
+if TYPE_CHECKING:
+    from lcm_framework.extensions import PromptSource
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
