@@ -3,8 +3,10 @@
 Data: the real Claude Code sessions in ``../shared/testdata`` mapped by the
 Claude Code format plugin into messages, written as the compaction engine
 writes leaf segments (``[YYYY-MM-DD HH:MM] role: text``), cut into ~20k-token
-chunks and repeated up to ~16 MB of segment text (about 3.9M tokens at
-chars/4, the text volume of the ~50 MB compaction benchmark; ``--quick``: 2 MB).
+chunks and repeated up to ~16 MB of segment text (about 4M tokens at chars/4,
+the token volume quoted for ~50 MB of sessions; ``--quick``: 2 MB). This is an
+upper bound: the Claude Code format maps sidechain records to no message, so
+50 MB of these sessions give the summarizer far less text than that.
 
 Figures, all from the same run: the baselines (UTF-8 encoding of the same
 text, and the deterministic truncation fallback), then the extractive
