@@ -3,7 +3,8 @@
 Fragments: a ``.jsonl``/``.ndjson`` file is scanned record by record (one
 line each, the unit LCM scrubs); any other file in chunks of about 100 KB
 that end at a line break. Binary files (a NUL byte in the first 8 KB) are
-skipped; symbolic links and ``.git`` directories are not followed.
+skipped; symbolic links and ``.git`` directories are not followed. A line
+longer than 10 MiB is scanned in pieces, so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from lcm_framework.errors import LcmError
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from lcm_framework.scrub import Scrubber
 
 CHUNK = 100_000
+MAX_PIECE = 10 * 1024 * 1024  # a longer line is scanned in pieces (memory stays bounded)
 LINE_FORMATS = (".jsonl", ".ndjson")
 
 
@@ -56,16 +58,16 @@ def iter_files(paths: Sequence[Path]) -> Iterator[Path]:
             raise LcmError(f"{path}: no such file or directory")
 
 
-def _fragments(fp: object, by_line: bool) -> Iterator[tuple[int, bytes]]:
+def _fragments(fp: BinaryIO, by_line: bool) -> Iterator[tuple[int, bytes]]:
     """(first line number, bytes) pieces of a binary file, each ending at a line break (or EOF)."""
     line = 1
     while True:
         if by_line:
-            piece = fp.readline()  # type: ignore[attr-defined]
+            piece = fp.readline(MAX_PIECE)
         else:
-            piece = fp.read(CHUNK)  # type: ignore[attr-defined]
+            piece = fp.read(CHUNK)
             if piece and not piece.endswith(b"\n"):
-                piece += fp.readline()  # type: ignore[attr-defined]
+                piece += fp.readline(MAX_PIECE)
         if not piece:
             return
         yield line, piece

@@ -227,3 +227,19 @@ def test_one_plugin_manager_serves_each_project_its_own_patterns(
     assert custom.scrub_text("tok_123456")[1] == {"sensitive-pattern": 1}
     assert plain.scrub_text("tok_123456")[1] == {} == again.scrub_text("tok_123456")[1]
     assert plain.version == again.version != custom.version
+
+
+def test_scan_finds_secrets_across_chunks_and_counts_lines(builtin_scrubber: Scrubber, tmp_path: Path) -> None:
+    from lcm_scrub_gitleaks.scan import CHUNK, scan_paths
+
+    from .corpus import corpus
+
+    [(_, text, secret)] = [c for c in corpus(8) if c[0] == "github-pat"]
+    filler = "x" * 99 + "\n"
+    lines = [filler] * (3 * CHUNK // len(filler)) + [text + "\n"] + [filler] * 10 + [text + "\n"]
+    (tmp_path / "big.log").write_text("".join(lines))
+    report = scan_paths(builtin_scrubber, [tmp_path])
+    expected_lines = [3 * CHUNK // len(filler) + 1, 3 * CHUNK // len(filler) + 12]
+    assert [(f.rule_id, f.line) for f in report.findings] == [("github-pat", n) for n in expected_lines]
+    assert report.bytes == (tmp_path / "big.log").stat().st_size
+    assert all(secret not in repr(f) for f in report.findings)
