@@ -35,18 +35,26 @@ def parse_timestamp(value: Any) -> datetime | None:
     return None
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
 def to_json(value: Any) -> str:
     """Compact JSON of a parsed native value, key order kept, non-ASCII kept literal."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def string_fields(source: Mapping[str, Any], keys: Mapping[str, str]) -> dict[str, str]:
     """``{out_key: str(value)}`` for each ``native_key -> out_key`` whose value is a str, bool or number."""
     out: dict[str, str] = {}
     for native_key, out_key in keys.items():
-        value = source.get(native_key)
-        if isinstance(value, bool):
+        if native_key not in source:
+            continue
+        value = source[native_key]
+        kind = type(value)
+        if kind is str:
+            out[out_key] = value
+        elif kind is bool:
             out[out_key] = "true" if value else "false"
-        elif isinstance(value, str | int | float):
+        elif kind is int or kind is float:
             out[out_key] = str(value)
     return out
