@@ -46,7 +46,7 @@ class Cluster:
         self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                           "-E", "UTF8", "--no-sync", "--no-instructions")
         conf = [f"port = {self.port}", "listen_addresses = '127.0.0.1'", f"unix_socket_directories = '{self.dir}'",
-                "fsync = off", "synchronous_commit = off", "full_page_writes = off", "max_connections = 30"]
+                "fsync = off", "full_page_writes = off", "max_connections = 30"]
         if tls_names:
             self.tls = self._make_certs(tls_names)
             conf += ["ssl = on", "ssl_cert_file = 'server.crt'", "ssl_key_file = 'server.key'"]

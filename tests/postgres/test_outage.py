@@ -1,0 +1,74 @@
+"""A server that stops mid-operation: a clear, sanitized StorageUnavailableError, nothing half-written,
+and normal operation once it is back (on a throwaway cluster, never the shared server)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.storage.models import NewMessage, ProjectRef, Role
+
+from .cluster import Cluster, ClusterUnavailable
+from .support import TestDatabase
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """One cluster for the module; each test leaves it running."""
+    try:
+        made = Cluster()
+    except ClusterUnavailable as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"throwaway cluster required under CI: {exc}")
+        pytest.skip(str(exc))
+    yield made
+    made.destroy()
+
+
+def test_server_stopped_mid_transaction_then_restarted(cluster: Cluster, tmp_path: Path) -> None:
+    factory = TestDatabase(cluster.url()).factory("lcm", tmp_path, acquire_timeout_s="1")
+    try:
+        project = factory.open_project(ProjectRef("o" * 64, "/outage"))
+        conv = project.conversations.create_conversation("s")
+        project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "before", 1)])
+
+        def interrupted(repos: Any) -> None:
+            repos.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "lost", 1)])
+            cluster.stop()
+            repos.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "never", 1)])
+
+        with pytest.raises(StorageUnavailableError) as info:
+            project.transaction(interrupted)
+        text = str(info.value)
+        assert str(cluster.port) not in text and "127.0.0.1" not in text and "postgresql/" in text
+        with pytest.raises(StorageUnavailableError):
+            project.conversations.list_messages(conv.conversation_id)
+        health = project.health()
+        assert not health.ok and health.state == "unavailable"
+        assert not factory.health().ok
+
+        cluster.start()
+        assert [m.content for m in project.conversations.list_messages(conv.conversation_id)] == ["before"]
+        (after,) = project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "after", 1)])
+        assert after.seq == 1
+        assert project.health().ok and factory.health().ok
+    finally:
+        factory.close()
+
+
+def test_server_down_at_start_up_is_unavailable_not_a_fallback(cluster: Cluster, tmp_path: Path) -> None:
+    cluster.stop()
+    try:
+        with pytest.raises(StorageUnavailableError) as info:
+            TestDatabase(cluster.url()).factory("lcm", tmp_path, acquire_timeout_s="1")
+        assert info.value.backend == "postgresql" and info.value.code == "unavailable"
+        assert not list(tmp_path.glob("**/*.db"))
+    finally:
+        cluster.start()
