@@ -70,10 +70,12 @@ def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, o
         answer = client.post("/hook", {"event": hook.event, "payload": payload})
     except DaemonUnavailable as exc:
         _fallback(settings, hook, payload, err, reason=str(exc), start=True)
+        _restore_locally(settings, hook, out, err, env)
         return 0
     except DaemonRequestError as exc:
         if exc.status in RETRYABLE_STATUS:
             _fallback(settings, hook, payload, err, reason=str(exc), start=False)
+            _restore_locally(settings, hook, out, err, env)
         else:
             _warn(err, f"{hook.event}: {exc}")
         return 0
@@ -128,6 +130,21 @@ def _fallback(settings: HookSettings, hook: HookInput, payload: dict[str, Any], 
             spawn_throttled(settings.home, settings.port)
         except OSError as exc:
             _warn(err, f"could not start the daemon: {exc}")
+
+
+def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: TextIO,
+                     env: Mapping[str, str] | None) -> None:
+    """SessionStart with the daemon unavailable: print the context read directly from storage."""
+    if hook.event != "SessionStart" or settings.project is None:
+        return
+    try:
+        from .local_restore import restored_context
+
+        text = restored_context(settings.project, hook.session_id, env)
+    except Exception as exc:  # storage down too: the agent starts without restored context
+        _warn(err, f"SessionStart: no restored context ({type(exc).__name__}: {exc})")
+        return
+    emit_context({"restore": {"context": text}}, out)
 
 
 def _warn(err: TextIO, message: str) -> None:

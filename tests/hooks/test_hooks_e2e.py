@@ -130,3 +130,8 @@ def test_kill_the_daemon_mid_session_and_lose_nothing(lcm_env: Path, tmp_path: P
     assert injected["hookEventName"] == "SessionStart"
     context = injected["additionalContext"]
     assert "lcm_grep" in context and "lcm_expand" in context and '<summary id="sum_' in context
+
+    # With the daemon down, SessionStart still injects the context (read from storage) and queues the event.
+    offline = hook("SessionStart", claude_payload("SessionStart", transcript, project, source="resume"), env)
+    assert json.loads(offline.stdout)["hookSpecificOutput"]["additionalContext"] == context
+    assert "outbox" in offline.stderr
