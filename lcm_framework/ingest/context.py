@@ -19,6 +19,7 @@ from .state import ReplayCache
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..scrub import Scrubber
 
 _CACHES: weakref.WeakKeyDictionary[Any, ReplayCache] = weakref.WeakKeyDictionary()
 
@@ -51,7 +52,7 @@ class RunContext:
         self.cache = replay_cache(app)
         self._stack = ExitStack()
         self._projects: dict[str, ProjectStorage | None] = {}
-        self._scrubbers: dict[Path, Any] = {}
+        self._scrubbers: dict[Path, Scrubber] = {}
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._known_projects: set[str] | None = None
 
@@ -80,14 +81,12 @@ class RunContext:
         flags = {key: r.value for key, r in config.values.items() if r.source == "flag"}
         return load_config(project=root, env=config.env, overrides=flags)
 
-    def scrubber(self, root: Path) -> Any:
+    def scrubber(self, root: Path) -> Scrubber:
         """The scrubber of the project at ``root`` (built once, before any source of it is read)."""
         if root not in self._scrubbers:
-            from ..scrub import build_scrubber
+            from ..scrub import app_scrubber
 
-            samples = [s for fmt in self.formats.values() for s in fmt.structural_samples()]
-            self._scrubbers[root] = build_scrubber(self.config_for(root), self.app.plugins,
-                                                   protected_samples=samples)
+            self._scrubbers[root] = app_scrubber(self.config_for(root), self.app.plugins)
         return self._scrubbers[root]
 
     def quarantine(self, project_id: str, client_name: str) -> QuarantineStore:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError, LcmError, StorageError
 from ..storage.contracts import ProjectStorage, Repositories
@@ -39,6 +39,9 @@ from .errors import CheckpointConflictError, IngestError, SourceChangedError, Un
 from .report import FileError, FileReport, ProgressEvent
 from .source import BoundSource
 from .state import CheckpointState, Counters, ingest_key, resumable_counters, source_key
+
+if TYPE_CHECKING:
+    from ..scrub import Scrubber
 
 HEAD_RECORDS = 8
 IDENTITY_SCAN_RECORDS = 200
@@ -129,7 +132,7 @@ class _FileImport:
             raise UnknownFormatError("not a transcript of a registered format", locator=self.src.locator)
         return self.ctx.formats[found]
 
-    def _identity(self, fmt: TranscriptFormat, scrubber: Any) -> tuple[str, str | None]:
+    def _identity(self, fmt: TranscriptFormat, scrubber: Scrubber) -> tuple[str, str | None]:
         """The session id and working directory the first records state (scrubbed, as stored)."""
         from ..scrub import ScrubRejected
 

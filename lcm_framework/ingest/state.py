@@ -31,12 +31,9 @@ def source_key(client_name: str, locator: str) -> str:
 
 def ingest_key(fmt: FormatIdentity, session_id: str, locator: str, content_sha256: str, occurrence: int) -> str:
     """Deterministic identity of one stored record (client+format, session, locator, digest, occurrence)."""
-    material = json.dumps(
-        ["lcm-native-v1", fmt.client_name, fmt.format_name, session_id, locator, content_sha256, occurrence],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    fields = ("lcm-native-v1", fmt.client_name, fmt.format_name, session_id, locator, content_sha256, str(occurrence))
+    material = "".join(f"{len(f)}:{f}" for f in fields)  # length-prefixed: unambiguous for any text
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass

@@ -1,0 +1,196 @@
+"""Import benchmark: end-to-end ``lcm import`` (read, parse, scrub, store) on SQLite.
+
+Data: the real Claude Code sessions in ``../shared/testdata`` copied with fresh
+session ids up to ~50 MB (``--quick``: ~5 MB). Figures, all from the same run:
+
+* baseline: bare ``readline`` + ``json.loads`` of the same bytes;
+* the stages: strict reader only; reader + scrubber; reader + scrubber + mapper;
+* import with scrubbing on (every registered rule pack) and off (no rule pack);
+* peak memory (RSS of a subprocess) importing a 1 GB directory (``--quick``: 100 MB).
+
+Targets (issue 3): >= 30 MB/s end to end with scrubbing on; peak memory < 300 MB.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SESSIONS = REPO.parent / "shared" / "testdata" / "transcripts" / "claude-code"
+MB = 1024 * 1024
+
+
+def make_corpus(target: Path, size: int, *, files_per_dir: int = 200) -> int:
+    """Copies of the real sessions, each with fresh session ids (and uuids), until ``size`` bytes."""
+    originals = [p.read_bytes() for p in sorted(SESSIONS.glob("*.jsonl"))]
+    ids = set()
+    for data in originals:
+        for line in data.splitlines():
+            record = json.loads(line)
+            for key in ("sessionId",):
+                if isinstance(record.get(key), str):
+                    ids.add(record[key].encode())
+    written = n = 0
+    while written < size:
+        data = originals[n % len(originals)]
+        for old in ids:
+            data = data.replace(old, str(uuid.uuid4()).encode())
+        path = target / f"d{n // files_per_dir:04d}" / f"{uuid.uuid4()}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written += len(data)
+        n += 1
+    return written
+
+
+def _rate(nbytes: int, seconds: float) -> float:
+    return nbytes / MB / seconds if seconds > 0 else float("inf")
+
+
+def baseline_json(root: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    total = 0
+    for path in sorted(root.rglob("*.jsonl")):
+        with path.open("rb") as fh:
+            for line in fh:
+                total += len(line)
+                json.loads(line)
+    return time.perf_counter() - started, total
+
+
+def stages(root: Path, app: object) -> dict[str, float]:
+    """Seconds spent by the strict reader, + scrubber, + mapper over the corpus (no storage)."""
+    from lcm_framework.transcripts.reader import ParsedRecord, read_records
+
+    formats = app.plugins.formats()  # type: ignore[attr-defined]
+    fmt = formats["claude-code/claude-jsonl/v1"]
+    from lcm_framework.ingest.context import RunContext, RunOptions
+
+    ctx = RunContext(app, RunOptions(batch_size=100), formats)  # type: ignore[arg-type]
+    scrubber = ctx.scrubber(app.config.project_root)  # type: ignore[attr-defined]
+    paths = sorted(root.rglob("*.jsonl"))
+    out: dict[str, float] = {}
+
+    def run(label: str, fn: Callable[[object], None]) -> None:
+        started = time.perf_counter()
+        for path in paths:
+            with path.open("rb") as fh:
+                for rec in read_records(fh):
+                    if isinstance(rec, ParsedRecord):
+                        fn(rec.value)
+        out[label] = time.perf_counter() - started
+
+    run("strict reader", lambda v: None)
+    run("reader + scrub", scrubber.scrub_record)
+    run("reader + scrub + map", lambda v: fmt.map_record(scrubber.scrub_record(v).value))
+    ctx.close()
+    return out
+
+
+def import_run(root: Path, work: Path, *, scrub: bool) -> tuple[float, object]:
+    """One in-process ``import_sources`` into a fresh LCM_HOME; (seconds, report)."""
+    from lcm_framework.app import App
+    from lcm_framework.config import load_config
+    from lcm_framework.ingest import import_sources
+    from lcm_framework.plugins import build_plugins
+
+    home = work / ("home-scrub" if scrub else "home-plain")
+    env = {**os.environ, "LCM_HOME": str(home)}
+    if not scrub:
+        env["LCM_DISABLE_PLUGINS"] = "gitleaks"
+    project = work / "project"
+    project.mkdir(exist_ok=True)
+    app = App(load_config(project=project, env=env), build_plugins(env, stderr=io.StringIO()))
+    try:
+        started = time.perf_counter()
+        report = import_sources(app, [root], project=project)
+        return time.perf_counter() - started, report
+    finally:
+        app.close()
+
+
+MEMORY_CHILD = """
+import os, resource, sys
+from pathlib import Path
+from lcm_framework.app import App
+from lcm_framework.config import load_config
+from lcm_framework.ingest import import_sources
+from lcm_framework.plugins import build_plugins
+root, project = Path(sys.argv[1]), Path(sys.argv[2])
+app = App(load_config(project=project), build_plugins(stderr=io.StringIO()))
+report = import_sources(app, [root], project=project)
+app.close()
+print(report.bytes_read, report.records, len(report.errors), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_memory(work: Path, size: int) -> tuple[int, int, float, int]:
+    """(bytes, records, seconds, peak RSS in bytes) of a subprocess importing ``size`` bytes."""
+    root = work / "memory-corpus"
+    made = make_corpus(root, size)
+    project = work / "memory-project"
+    project.mkdir()
+    env = {**os.environ, "LCM_HOME": str(work / "memory-home")}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(root), str(project)], env=env,
+                          capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - started
+    read, records, errors, rss_kb = (int(x) for x in done.stdout.split())
+    assert errors == 0 and read == made, (errors, read, made)
+    return read, records, seconds, rss_kb * 1024
+
+
+def main(quick: bool) -> None:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    size = 5 * MB if quick else 50 * MB
+    memory_size = 100 * MB if quick else 1024 * MB
+    with tempfile.TemporaryDirectory(prefix="lcm-bench-import-") as tmp:
+        work = Path(tmp)
+        corpus = work / "corpus"
+        nbytes = make_corpus(corpus, size)
+        print(f"corpus: {nbytes / MB:.1f} MB, {len(list(corpus.rglob('*.jsonl')))} files (real sessions, fresh ids)")
+        base_s, _ = baseline_json(corpus)
+        base = _rate(nbytes, base_s)
+        print(f"baseline readline + json.loads: {base:8.1f} MB/s")
+
+        warm = work / "warm"
+        make_corpus(warm / "corpus", 1)
+        import_run(warm / "corpus", warm, scrub=True)  # first-use imports are not import throughput
+        seconds_on, report_on = import_run(corpus, work, scrub=True)
+        seconds_off, report_off = import_run(corpus, work, scrub=False)
+        for label, seconds, report in (("scrubbing on ", seconds_on, report_on),
+                                       ("scrubbing off", seconds_off, report_off)):
+            assert not report.errors, report.errors  # type: ignore[attr-defined]
+            rate = _rate(nbytes, seconds)
+            print(f"import, {label}: {rate:8.1f} MB/s  {report.messages / seconds:9.0f} messages/s  "  # type: ignore[attr-defined]
+                  f"{report.records / seconds:9.0f} records/s  ({rate / base:.2f}x baseline)")  # type: ignore[attr-defined]
+        on_rate = _rate(nbytes, seconds_on)
+        print(f"target >= 30 MB/s with scrubbing on: {'MET' if on_rate >= 30 else 'NOT MET'} ({on_rate:.1f} MB/s)")
+
+        from lcm_framework.app import App
+        from lcm_framework.config import load_config
+        from lcm_framework.plugins import build_plugins
+
+        app = App(load_config(project=work / "project"), build_plugins(stderr=io.StringIO()))
+        for label, seconds in stages(corpus, app).items():
+            print(f"stage {label:<22} {_rate(nbytes, seconds):8.1f} MB/s")
+        app.close()
+        shutil.rmtree(corpus)
+
+        read, records, seconds, peak = peak_memory(work, memory_size)
+        print(f"peak memory importing {read / MB:.0f} MB ({records} records, {_rate(read, seconds):.1f} MB/s): "
+              f"{peak / MB:.0f} MB RSS; target < 300 MB: {'MET' if peak < 300 * MB else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
