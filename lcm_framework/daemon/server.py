@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+import signal
 import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -137,6 +138,10 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     pid_file = pid_path(home)
     pid_file.write_text(f"{os.getpid()} {port}\n", encoding="utf-8")
     log.info("daemon %s listening on 127.0.0.1:%s", os.getpid(), port)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        # uvicorn re-raises the signal it shut down for once it is done; this no-op handler then
+        # lets us remove the pid file and exit 0 instead of dying by that signal.
+        signal.signal(sig, lambda *_: None)
     try:
         server.run(sockets=[sock])
     finally:
