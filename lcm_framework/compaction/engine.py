@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..errors import LcmError, PluginError
 from ..storage.models import NewSummary, SummaryKind
 from .escalation import LadderSettings, Outcome, summarize_with_escalation
 from .ids import summary_id
@@ -60,7 +61,16 @@ class CompactionEngine:
 
     @cached_property
     def summarizer(self) -> Summarizer:
-        return self._summarizer or self.app.summarizer()
+        if self._summarizer is not None:
+            return self._summarizer
+        try:
+            return self.app.summarizer()  # type: ignore[no-any-return]
+        except LcmError:
+            raise
+        except Exception as exc:  # a broken third-party factory gets a typed, clear error
+            raise PluginError(
+                f"summarizer {self.app.summarizer_name!r} failed to start: {type(exc).__name__}: {exc}"
+            ) from exc
 
     @cached_property
     def renderer(self) -> PromptRenderer:

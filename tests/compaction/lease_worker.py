@@ -16,7 +16,11 @@ from tests.compaction.helpers import ScriptedSummarizer, scripted_app
 class Slow(ScriptedSummarizer):
     calls: list[float]
 
+    marker: Path | None = None
+
     def summarize(self, request):  # type: ignore[no-untyped-def]
+        if self.marker is not None:
+            self.marker.touch()
         self.calls.append(time.time())
         time.sleep(0.05)
         return super().summarize(request)
@@ -26,6 +30,7 @@ def main(root: str, out: str) -> None:
     app, summarizer = scripted_app(Path(root), {})
     slow = Slow(summarizer.script)
     slow.calls = []
+    slow.marker = Path(out + ".started")
     with app.project() as storage:
         cid = storage.conversations.find_conversations("shared")[0].conversation_id
         report = CompactionEngine(app, summarizer=slow).compact(storage, cid, Mode.FULL, wait_seconds=60)

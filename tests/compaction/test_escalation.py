@@ -8,10 +8,12 @@ import pytest
 
 from lcm_framework.compaction import TRUNCATION_MARKER, CompactionEngine, Mode
 from lcm_framework.compaction.escalation import truncate_text
+from lcm_framework.errors import PluginError
+from lcm_framework.hookspecs import hookimpl
 from lcm_framework.recall import verify
 from lcm_framework.summarize.contracts import Level
 
-from .helpers import ingest, project_dir, scripted_app, texts
+from .helpers import ingest, make_app, project_dir, scripted_app, texts
 
 
 def _leaf_contents(app, script):  # type: ignore[no-untyped-def]
@@ -71,3 +73,23 @@ def test_truncation_is_deterministic_and_bounded() -> None:
     assert TRUNCATION_MARKER in cut and count(cut) <= 100
     assert cut.startswith("line 0 ") and cut.rstrip().endswith("x")
     assert truncate_text("short", 100, count) == "short"
+
+
+class _BrokenFactory:
+    @hookimpl
+    def lcm_register_summarizers(self, register):  # type: ignore[no-untyped-def]
+        def factory(_config):  # type: ignore[no-untyped-def]
+            raise RuntimeError("model file missing")
+
+        register("broken", factory)
+
+
+def test_a_broken_summarizer_plugin_is_a_clear_error_and_never_breaks_ingestion(tmp_path: Path) -> None:
+    app = make_app(project_dir(tmp_path), {"summarizer.provider": "broken"}, extra=[("broken", _BrokenFactory())])
+    with app.project() as storage:
+        cid, _ = ingest(storage, "s1", texts(40))
+        report = CompactionEngine(app).compact(storage, cid, Mode.INCREMENTAL)
+        assert not report.action_taken and "model file missing" in report.failures[0]
+        with pytest.raises(PluginError, match="'broken' failed to start: RuntimeError: model file missing"):
+            CompactionEngine(app).compact(storage, cid, Mode.FULL)
+        assert verify(storage).ok

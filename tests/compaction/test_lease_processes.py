@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from lcm_framework.recall import verify
@@ -36,4 +37,28 @@ def test_two_processes_never_compact_one_conversation_at_once(tmp_path: Path) ->
         covered = [m for leaf in leaves for m in storage.summaries.source_message_ids(leaf.summary_id)]
         assert len(covered) == len(set(covered))
         assert verify(storage).ok
+    app.close()
+
+
+def test_a_killed_compaction_leaves_a_consistent_dag(tmp_path: Path) -> None:
+    root = project_dir(tmp_path)
+    app, _ = scripted_app(root, {})
+    with app.project() as storage:
+        ingest(storage, "shared", texts(200))
+    out = tmp_path / "out.json"
+    proc = subprocess.Popen([sys.executable, str(WORKER), str(root), str(out)])
+    started = Path(str(out) + ".started")
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.kill()
+    proc.wait(timeout=30)
+    assert not out.exists()  # killed before finishing
+    with app.project() as storage:
+        cid = storage.conversations.find_conversations("shared")[0].conversation_id
+        assert storage.conversations.message_count(cid) == 200
+        assert verify(storage).ok
+        lease = storage.coordination.acquire_lease(f"compact:{cid}", "after-the-crash", 60)
+        assert lease is None  # the dead holder's lease is still live until its TTL expires
     app.close()
