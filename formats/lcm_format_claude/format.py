@@ -112,8 +112,8 @@ class ClaudeCodeFormat:
             content: Any = record.get("content")
             if content is None:  # turn_duration, api_error...: events, not messages
                 return None
-        elif isinstance(message_obj, dict):
-            content = message_obj.get("content")
+        elif isinstance(message_obj, dict) and "content" in message_obj:
+            content = message_obj["content"]
         else:
             return None
         if role is Role.USER and _is_tool_results(content):

@@ -145,6 +145,7 @@ def test_native_only_records() -> None:
         {**BASE, "type": "system", "subtype": "turn_duration", "durationMs": 5120},
         {**BASE, "type": "system", "subtype": "api_error", "level": "error", "error": {"status": 529}},
         {**BASE, "type": "assistant", "message": "not an object"},
+        {**BASE, "type": "assistant", "message": {"role": "assistant", "model": "m"}},  # no content
     ]
     for rec in native:
         mapped = FORMAT.map_record(rec)

@@ -127,3 +127,12 @@ def test_assistant_metadata_has_model_and_message_id() -> None:
     assert mapped.metadata["messageId"] == assistant["message"]["id"]
     assert mapped.metadata["parentUuid"] == assistant["parentUuid"]
     assert mapped.metadata["isSidechain"] == "false"
+
+
+def test_sidechain_tool_calls_are_paired_too() -> None:
+    """Sub-agent turns stay native-only, but mapped as main-thread turns their calls pair up as well."""
+    sidechain = [{**r, "isSidechain": False} for p in FILES for r in read_jsonl(p) if r.get("isSidechain")]
+    msgs = messages(map_all(FORMAT, sidechain))
+    calls = {part.tool_call_id for m in msgs for part in m.parts if part.kind is PartKind.TOOL_CALL}
+    assert len(calls) == 164
+    assert unpaired_calls(msgs) == (set(), set())

@@ -8,6 +8,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lcm_framework.storage.models import PartKind, Role
 
 from .helpers import REPO, read_jsonl
@@ -184,3 +187,28 @@ def test_sniff_and_discovery(tmp_path: Path) -> None:
 def test_structural_samples_map() -> None:
     kinds = {p.kind for s in FORMAT.structural_samples() if (m := FORMAT.map_record(s).message) for p in m.parts}
     assert {PartKind.TEXT, PartKind.TOOL_CALL, PartKind.TOOL_RESULT, PartKind.REASONING} <= kinds
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=6,
+)
+message_like = st.fixed_dictionaries(
+    {
+        "id": st.text(max_size=4),
+        "type": st.sampled_from(["user", "gemini", "info", "x"]),
+        "content": json_values,
+        "thoughts": json_values,
+        "toolCalls": json_values
+        | st.lists(st.dictionaries(st.sampled_from(["id", "name", "args", "result", "status"]), json_values)),
+    }
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(json_values, message_like))
+def test_map_record_never_raises(value: Any) -> None:
+    mapped = FORMAT.map_record(value)
+    if mapped.message is not None:
+        assert all(p.raw_json is not None for p in mapped.message.parts)
