@@ -13,7 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, PluginError
 from .contracts import Level
 
 if TYPE_CHECKING:
@@ -95,8 +95,18 @@ class PromptRenderer:
     def _find(self, template: str) -> tuple[str, str] | None:
         """(source text, origin) of the winning source for a file name like ``leaf.j2``."""
         for source, owner in self._sources:
-            text = source.get_source(template)
+            try:
+                text = source.get_source(template)
+            except ConfigError:
+                raise
+            except Exception as exc:  # a broken prompt plugin gets a typed error naming it
+                raise PluginError(
+                    f"prompt source {source.name!r} ({owner}) failed to provide {template}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
             if text is not None:
+                if not isinstance(text, str):
+                    raise PluginError(f"prompt source {source.name!r} ({owner}) returned a non-text {template}")
                 return text, _origin(source, owner, template)
         return None
 

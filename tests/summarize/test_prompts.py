@@ -12,7 +12,7 @@ import pytest
 from lcm_prompts.plugin import TEMPLATE_DIR
 
 from lcm_framework.config import Config
-from lcm_framework.errors import ConfigError
+from lcm_framework.errors import ConfigError, PluginError
 from lcm_framework.hookspecs import hookimpl
 from lcm_framework.plugins import Plugins
 from lcm_framework.summarize.contracts import Level
@@ -171,6 +171,31 @@ def test_lower_priority_plugin_does_not_win_and_override_dir_beats_plugins(
     assert renderer.render("leaf", **COMMON).startswith("Summarize the following segment")
     assert renderer.render("system") == "USER\n"
     assert renderer.render("extra_only", depth=1) == "ONLY 1\n"
+
+
+class _BrokenSource:
+    name = "broken"
+    priority = 50
+
+    def get_source(self, template: str) -> str | None:
+        raise OSError("disk on fire")
+
+    def list_templates(self) -> list[str]:
+        return ["leaf.j2"]
+
+
+class _BrokenPack:
+    @hookimpl
+    def lcm_register_prompt_sources(self, register: Callable[[object], None]) -> None:
+        register(_BrokenSource())
+
+
+def test_broken_prompt_source_is_a_plugin_error(
+    make_config: Callable[..., Config], make_plugins: Callable[..., Plugins]
+) -> None:
+    renderer = PromptRenderer(make_config(), make_plugins(extra=[("shaky", _BrokenPack())]))
+    with pytest.raises(PluginError, match=r"prompt source 'broken' \(plugin 'shaky'\).*OSError: disk on fire"):
+        renderer.render("leaf", **COMMON)
 
 
 def test_prompt_modules_import_neither_jinja_nor_litellm() -> None:
