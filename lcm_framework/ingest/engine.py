@@ -38,7 +38,7 @@ from .discovery import SourceSpec
 from .errors import CheckpointConflictError, IngestError, SourceChangedError, UnknownFormatError
 from .report import FileError, FileReport, ProgressEvent
 from .source import BoundSource
-from .state import CheckpointState, Counters, ingest_key, resumable_counters, source_key
+from .state import CheckpointState, Counters, IngestKeys, resumable_counters, source_key
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber
@@ -176,6 +176,7 @@ class _FileImport:
         self.ref, self.session_id = ref, session_id
         self.storage: ProjectStorage | None = ctx.storage(ref)
         self.scrubber = ctx.scrubber(Path(ref.root))
+        self.keys = IngestKeys(fmt.identity, session_id, src.locator)
         self.key = source_key(fmt.identity.client_name, src.locator)
         cp = self.storage.native_transcripts.get_checkpoint(self.key) if self.storage else None
         self.expected = cp
@@ -298,8 +299,7 @@ class _FileImport:
         if mapped.message is not None:
             message = with_seq(mapped.message, counters.next_seq)
             counters.next_seq += 1
-        key = ingest_key(self.fmt.identity, self.session_id, self.src.locator, scrubbed.sha256,
-                         counters.occurrence(scrubbed.sha256))
+        key = self.keys.key(scrubbed.sha256, counters.occurrence(scrubbed.sha256))
         return Accepted(rec.ordinal, rec.end, scrubbed.canonical_json, scrubbed.sha256, key,
                         scrubbed.redactions, message)
 

@@ -29,11 +29,19 @@ def source_key(client_name: str, locator: str) -> str:
     return f"{client_name}:{locator}"
 
 
-def ingest_key(fmt: FormatIdentity, session_id: str, locator: str, content_sha256: str, occurrence: int) -> str:
-    """Deterministic identity of one stored record (client+format, session, locator, digest, occurrence)."""
-    fields = ("lcm-native-v1", fmt.client_name, fmt.format_name, session_id, locator, content_sha256, str(occurrence))
-    material = "".join(f"{len(f)}:{f}" for f in fields)  # length-prefixed: unambiguous for any text
-    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+class IngestKeys:
+    """Deterministic identity of stored records of one source: sha256 over length-prefixed fields
+    (client, format, native session, locator, sanitized digest, occurrence among identical records)."""
+
+    def __init__(self, fmt: FormatIdentity, session_id: str, locator: str) -> None:
+        fields = ("lcm-native-v1", fmt.client_name, fmt.format_name, session_id, locator)
+        self._prefix = hashlib.sha256("".join(f"{len(f)}:{f}" for f in fields).encode("utf-8", "surrogatepass"))
+
+    def key(self, content_sha256: str, occurrence: int) -> str:
+        hasher = self._prefix.copy()
+        count = str(occurrence)
+        hasher.update(f"{len(content_sha256)}:{content_sha256}{len(count)}:{count}".encode("utf-8", "surrogatepass"))
+        return hasher.hexdigest()
 
 
 @dataclass
