@@ -9,7 +9,6 @@ Re-delivery is safe: ingest is idempotent.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -34,18 +33,51 @@ class HookSettings:
     project: Path | None
 
 
+USAGE = "usage: lcm hook EVENT [--agent claude|codex] [--timeout SECONDS]"
+
+
 def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="lcm hook", description=__doc__)
-    parser.add_argument("event", help="the agent's hook event (SessionStart, Stop, PreCompact, SessionEnd, ...)")
-    parser.add_argument("--agent", choices=AGENTS, default="claude")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
+    """Parse ``EVENT [--agent A] [--timeout S]`` by hand (argparse would import shutil on this hot path)."""
+    err = stderr or sys.stderr
     try:
-        args = parser.parse_args(list(argv))
-    except SystemExit:
+        event, agent, timeout_s = parse_args(argv)
+    except ValueError as exc:
+        _warn(err, f"{exc}; {USAGE}")
         return 0
-    return run(args.event, args.agent, (stdin or sys.stdin.buffer).read(), timeout_s=args.timeout,
-               out=stdout or sys.stdout, err=stderr or sys.stderr)
+    return run(event, agent, (stdin or sys.stdin.buffer).read(), timeout_s=timeout_s,
+               out=stdout or sys.stdout, err=err)
+
+
+def parse_args(argv: Sequence[str]) -> tuple[str, str, float | None]:
+    args = list(argv)
+    agent, timeout_s, positional = "claude", None, []
+    while args:
+        arg = args.pop(0)
+        name, eq, value = arg.partition("=")
+        if name in ("--agent", "--timeout"):
+            if not eq:
+                if not args:
+                    raise ValueError(f"{name} needs a value")
+                value = args.pop(0)
+            if name == "--agent":
+                if value not in AGENTS:
+                    raise ValueError(f"--agent must be one of {', '.join(AGENTS)}")
+                agent = value
+            else:
+                try:
+                    timeout_s = float(value)
+                except ValueError:
+                    raise ValueError("--timeout must be a number of seconds") from None
+                if not 0 < timeout_s <= 600:
+                    raise ValueError("--timeout must be between 0 and 600 seconds")
+        elif arg.startswith("-"):
+            raise ValueError(f"unknown option {arg}")
+        else:
+            positional.append(arg)
+    if len(positional) != 1:
+        raise ValueError("expected exactly one EVENT")
+    return positional[0], agent, timeout_s
 
 
 def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,

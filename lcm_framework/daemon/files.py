@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 TOKEN_FILE = "daemon.token"
@@ -38,6 +37,8 @@ def ensure_token(home: Path) -> str:
     if existing is not None:
         os.chmod(path, 0o600)
         return existing
+    import secrets
+
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
     tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}")
