@@ -6,10 +6,13 @@ import argparse
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import LcmError
-from ..extensions import CommandSpec
+
+if TYPE_CHECKING:
+    from ..extensions import CommandSpec
 
 DESCRIPTION = """\
 LCM keeps every message of your Claude Code and Codex sessions, compacts old
