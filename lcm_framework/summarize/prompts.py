@@ -112,10 +112,14 @@ class PromptRenderer:
 
     def template_origin(self, name: str) -> str:
         """Which source (and file, when it has one) provides template ``name``."""
+        return self.template_source(name)[1]
+
+    def template_source(self, name: str) -> tuple[str, str]:
+        """(Jinja text, origin) of the template ``name`` that wins."""
         found = self._find(name + SUFFIX)
         if found is None:
             raise ConfigError(f"no prompt source provides template {name!r} ({self._searched()})")
-        return found[1]
+        return found
 
     def available(self) -> dict[str, str]:
         """Every template name any source provides, with the origin that wins."""

@@ -1,4 +1,5 @@
-"""Registers the built-in templates (``templates/*.j2``) as prompt source ``builtin``, priority 0."""
+"""Registers the built-in templates (``templates/*.j2``) as prompt source ``builtin``, priority 0,
+and the ``lcm prompts`` command."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from lcm_framework.hookspecs import hookimpl
 from lcm_framework.summarize.prompts import DirectorySource
 
 if TYPE_CHECKING:
-    from lcm_framework.extensions import PromptSource
+    from lcm_framework.extensions import CommandSpec, PromptSource
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -18,3 +19,10 @@ TEMPLATE_DIR = Path(__file__).parent / "templates"
 @hookimpl(trylast=True)
 def lcm_register_prompt_sources(register: Callable[[PromptSource], None]) -> None:
     register(DirectorySource("builtin", TEMPLATE_DIR, priority=0))
+
+
+@hookimpl
+def lcm_register_commands(register: Callable[[CommandSpec], None]) -> None:
+    from .command import COMMAND
+
+    register(COMMAND)
