@@ -100,3 +100,14 @@ def test_selecting_postgresql_never_falls_back_to_sqlite(tmp_path: Path) -> None
     text = str(info.value)
     assert "hunter2" not in text and "bob" not in text and "127.0.0.1" not in text and "postgresql/" in text
     assert not list((tmp_path / "h").glob("**/*.db")) and not list((tmp_path / "h").glob("**/*.sqlite*"))
+
+
+def test_the_shipped_reference_grant_script_is_the_rendered_one() -> None:
+    from importlib import resources
+
+    from lcm_postgres import grants
+
+    shipped = resources.files("lcm_postgres").joinpath("reference", "runtime-grants.sql").read_text("utf-8")
+    assert shipped == grants.render("lcm_runtime", "lcm")
+    with pytest.raises(ConfigError):
+        grants.render('x"; DROP TABLE y; --', "lcm")

@@ -1,0 +1,1 @@
+"""Reviewed SQL scripts for administrators (data only)."""
