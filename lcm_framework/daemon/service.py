@@ -44,6 +44,7 @@ HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
 PERMANENT_ERRORS = (TranscriptError, DataValidationError, ConfigError)
 DRAIN_BATCH = 50
 DRAIN_INTERVAL_S = 2.0
+KEEP_PROCESSED_S = 7 * 24 * 3600.0
 
 
 class DaemonService:
@@ -245,6 +246,8 @@ class DaemonService:
                         done += 1
                 if len(batch) < DRAIN_BATCH:
                     break
+            if done:
+                await self.run(box.prune_processed, older_than_s=KEEP_PROCESSED_S)
         finally:
             await self.run(box.close)
         self.drained_events += done

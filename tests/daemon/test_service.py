@@ -108,6 +108,11 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
             assert read_backlog(lcm_env).pending == 0  # type: ignore[union-attr]
             ctx = await client.post("/context", json={"project": str(project), "session_id": SESSION})
             assert len(ctx.json()["messages"]) > 0
+            found = await client.post("/grep", json={"project": str(project), "pattern": "CLAUDE.md"})
+            assert found.status_code == 200, found.text
+            assert found.json()["result"]["projects"], found.text
+            bad = await client.post("/grep", json={"project": str(project)})
+            assert bad.status_code == 400 and "pattern" in bad.json()["message"]
             stats = await client.post("/stats", json={"project": str(project)})
             (row,) = stats.json()["projects"]
             assert row["messages"] > 0 and row["conversations"] == 1
