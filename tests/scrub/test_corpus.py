@@ -127,3 +127,13 @@ def test_placeholders_are_not_redacted(builtin_scrubber: Scrubber) -> None:
         "secret_name: my-app-secret-name",
     ]:
         assert builtin_scrubber.scrub_text(text) == (text, {}), text
+
+
+def test_findings_give_positions_never_the_secret(builtin_scrubber: Scrubber) -> None:
+    [(_, _, secret)] = [c for c in corpus(21) if c[0] == "github-pat"]
+    text = f"first line\nsecond é line {secret} tail\n"
+    [finding] = builtin_scrubber.findings(text)
+    assert finding.rule_id == "github-pat"
+    assert text[finding.start : finding.end] == secret
+    assert (finding.line, finding.column) == (2, len("second é line ") + 1)
+    assert secret not in repr(finding)
