@@ -59,13 +59,15 @@ def plan_sources(
 ) -> list[SourceSpec | MissingPath]:
     """Every source to import, deduplicated by (root, locator), in a stable order."""
     planned: list[SourceSpec | MissingPath] = []
-    seen: set[tuple[Path, str]] = set()
+    seen: dict[tuple[Path, str], int] = {}
 
     def add(spec: SourceSpec) -> None:
         key = (spec.root, spec.locator)
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(planned)
             planned.append(spec)
+        elif spec.named:  # also named explicitly: an unrecognized format is then an error
+            planned[seen[key]] = spec
 
     def add_file(path: Path, root: Path, named: bool = False) -> None:
         try:
