@@ -72,3 +72,51 @@ def test_server_down_at_start_up_is_unavailable_not_a_fallback(cluster: Cluster,
         assert not list(tmp_path.glob("**/*.db"))
     finally:
         cluster.start()
+
+
+def test_server_stopped_during_an_import_then_rerun_gives_exactly_the_uninterrupted_data(
+        cluster: Cluster, tmp_path: Path) -> None:
+    from lcm_framework.ingest import import_sources
+    from lcm_framework.ingest.report import ProgressEvent
+    from tests.ingest.support import claude_records, make_app, snapshot, write_jsonl
+
+    project = tmp_path / "proj"
+    source = write_jsonl(tmp_path / "src" / "session.jsonl",
+                         claude_records("0f0e0d0c-0000-4000-8000-000000000001", str(project), 30))
+
+    def app(name: str) -> Any:
+        return make_app(project, home=tmp_path / f"home-{name}", **{
+            "storage.backend": "postgresql", "postgresql.url": cluster.url(), "postgresql.schema": f"imp_{name}",
+            "postgresql.allow_plaintext_loopback": "true", "postgresql.acquire_timeout_s": "1"})
+
+    reference = app("reference")
+    try:
+        assert import_sources(reference, [source], batch_size=10).errors == []
+        expected = snapshot(reference, project)
+    finally:
+        reference.close()
+
+    batches = 0
+
+    def stop_after_three(event: ProgressEvent) -> None:
+        nonlocal batches
+        if event.kind == "bytes":
+            batches += 1
+            if batches == 3:
+                cluster.stop()
+
+    interrupted = app("interrupted")
+    try:
+        try:
+            report = import_sources(interrupted, [source], batch_size=10, progress=stop_after_three)
+        finally:
+            cluster.start()
+        assert report.errors, "the import should report the outage"
+        (failed,) = report.file_reports
+        assert failed.error is not None and "unavailable" in (failed.error.code + failed.error.message)
+        checkpoint_kept = snapshot(interrupted, project)["checkpoints"]
+        assert checkpoint_kept, "the batches committed before the outage keep their checkpoint"
+        assert import_sources(interrupted, [source], batch_size=10).errors == []
+        assert snapshot(interrupted, project) == expected
+    finally:
+        interrupted.close()
