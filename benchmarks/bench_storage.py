@@ -8,6 +8,7 @@ the same schema; full-text search p95 < 50 ms over 1,000,000 messages; ``lcm
 from __future__ import annotations
 
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -24,20 +25,22 @@ from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchQue
 from lcm_framework.storage.selection import open_backend
 
 BATCH = 1000
-WORDS = ("error warning deploy build test cache index query schema migration timeout retry socket thread lock "
+_VOCABULARY = ("error warning deploy build test cache index query schema migration timeout retry socket thread lock "
          "commit branch merge rebase config token parser lexer compile runtime memory leak profile latency "
          "docker kubernetes pod container image volume network proxy certificate handshake request response "
          "header payload json yaml toml python rust golang typescript react component render state hook "
          "database postgres sqlite transaction rollback vacuum checkpoint wal journal fsync page btree "
          "function class method module package import export dependency version release changelog issue "
-         "user session conversation summary context window compaction prompt model assistant tool result").split()
+         "user session conversation summary context window compaction prompt model assistant tool result")
+WORDS = _VOCABULARY.split()
+_SYLLABLES = "ka lo mi ne ru sa ti vo ze pa do fu gi hy je xu qua bre cli dro"
 
 
 def corpus(seed: int = 7) -> list[str]:
     """Varied sentences over a Zipf-distributed vocabulary: a few hundred frequent technical words, a long
     tail of rarer made-up terms, identifiers, file paths and numbers."""
     rng = random.Random(seed)
-    syllables = "ka lo mi ne ru sa ti vo ze pa do fu gi hy je xu qua bre cli dro".split()
+    syllables = _SYLLABLES.split()
     tail = sorted({"".join(rng.choices(syllables, k=rng.randint(2, 4))) for _ in range(6000)})
     vocabulary = WORDS + tail
     weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
@@ -142,43 +145,57 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     factory = open_backend(config, "sqlite")
     storage = factory.open_project(ProjectRef("search", "/bench/search"))
     storage.lexical_search.search(SearchQuery("warm up"))
-    timings: dict[str, list[float]] = {}
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for name, make in kinds.items():
         for _ in range(queries):
             query = SearchQuery(make(), limit=20)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             storage.lexical_search.search(query)
-            timings.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+            wall.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+            cpu.setdefault(name, []).append((time.process_time() - c0) * 1000)
     storage.close()
     factory.close()
-    typical = [t for name, values in timings.items() if name != "frequent" for t in values]
-    print(f"full-text search over {n:,} messages, limit 20, through the repository:")
-    for name, values in [*timings.items(), ("typical mix", typical)]:
-        q = statistics.quantiles(values, n=20)
-        print(f"  {name:12s} p50 {statistics.median(values):7.2f} ms  p95 {q[18]:7.2f} ms  max {max(values):7.2f} ms")
-    print("  target: p95 < 50 ms for the typical mix (term, two terms, identifier);")
+    print(f"full-text search over {n:,} messages, limit 20, through the repository (wall | CPU time):")
+    for name in [*kinds, "typical mix"]:
+        picked = [k for k in kinds if k != "frequent"] if name == "typical mix" else [name]
+        w = [t for k in picked for t in wall[k]]
+        c = [t for k in picked for t in cpu[k]]
+        print(f"  {name:12s} p50 {statistics.median(w):7.2f} | {statistics.median(c):6.2f} ms   "
+              f"p95 {p95(w):7.2f} | {p95(c):6.2f} ms   max {max(w):7.2f} ms")
+    print("  target: p95 < 50 ms for the typical mix (term, two terms, identifier); CPU time excludes")
+    print("  waiting for a core on a busy machine;")
     print("  'frequent' = one of the 40 most frequent words (each in a large share of all messages): every")
     print("  match must be scored before the top 20 are known, so its cost grows with the match count.")
 
 
-def median_ms(argv: list[str], runs: int) -> float:
-    times = []
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[18]
+
+
+def median_ms(argv: list[str], runs: int) -> tuple[float, float]:
+    """Median wall and CPU (user + system of the child) milliseconds of running ``argv``."""
+    wall, cpu = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(argv, capture_output=True, check=True)
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+        wall.append((time.perf_counter() - t0) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def bench_cli(runs: int) -> None:
     script = Path(sys.executable).with_name("lcm")
     lcm = [str(script)] if script.exists() else [sys.executable, "-m", "lcm_framework.cli.main"]
-    base = median_ms([sys.executable, "-c", "pass"], runs)
-    print(f"start-up, median of {runs} runs:")
-    print(f"  python -c pass (baseline): {base:6.0f} ms")
+    base, base_cpu = median_ms([sys.executable, "-c", "pass"], runs)
+    print(f"start-up, median of {runs} runs (wall | CPU time):")
+    print(f"  python -c pass (baseline): {base:6.0f} | {base_cpu:4.0f} ms")
     for args in (["--help"], ["plugins"]):
-        took = median_ms([*lcm, *args], runs)
-        print(f"  lcm {' '.join(args):16s} {took:6.0f} ms  ({took - base:+.0f} ms over baseline; target < 300 ms)")
+        took, took_cpu = median_ms([*lcm, *args], runs)
+        print(f"  lcm {' '.join(args):21s} {took:6.0f} | {took_cpu:4.0f} ms  "
+              f"({took / base:.1f}x the baseline; target < 300 ms)")
 
 
 def main(quick: bool) -> None:
