@@ -3,8 +3,11 @@
 Each pass reads what it needs and calls the summarizer outside any
 transaction, renewing the lease. Summaries, their lineage and the context
 replacements are then written in ONE transaction that first checks the lease
-fence: after each pass, or for up to ``WRITE_BATCH`` consecutive leaf passes
-of a sweep at once (the model never waits on a transaction).
+fence. Consecutive leaf passes of a sweep share one write until
+``FLUSH_AFTER_SECONDS`` of summarizer time (or ``MAX_PENDING`` passes) have
+accumulated: with a fast summarizer a whole sweep is written at once, which lets
+the context replacements run last-first and shift only the rows after them;
+with an LLM at most ~30 s of summarization is ever at risk.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ if TYPE_CHECKING:
     from ..summarize.prompts import PromptRenderer
 
 EXCERPT_CHARS = 24_000
-WRITE_BATCH = 32
+FLUSH_AFTER_SECONDS = 30.0
+MAX_PENDING = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,7 @@ class CompactionEngine:
         if self._summarizer is not None:
             return self._summarizer
         try:
-            return self.app.summarizer()  # type: ignore[no-any-return]
+            return self.app.summarizer()
         except LcmError:
             raise
         except Exception as exc:  # a broken third-party factory gets a typed, clear error
@@ -189,6 +193,7 @@ class _Run:
         self.contents: dict[str, Summary] = {}
         self.texts: dict[str, str] = {}
         self.pending: list[_Pending] = []
+        self.unflushed_seconds = 0.0
         started = time.perf_counter()
         items = storage.context.list_items(self.cid)
         summary_ids = [i.summary_id for i in items if i.summary_id is not None]
@@ -353,7 +358,8 @@ class _Run:
         )
         self.texts[record.summary_id] = record.content
         self.model.replace(span, record.summary_id, record.token_count)
-        if len(self.pending) >= WRITE_BATCH:
+        self.unflushed_seconds += time.perf_counter() - started
+        if len(self.pending) >= MAX_PENDING or self.unflushed_seconds >= FLUSH_AFTER_SECONDS:
             self.flush()
         return PassResult(record.summary_id, span.depth, before, record.token_count)
 
@@ -385,6 +391,7 @@ class _Run:
         created = self.storage.transaction(write)
         self.report.storage_seconds += time.perf_counter() - started
         self.pending.clear()
+        self.unflushed_seconds = 0.0
         for summary, p in zip(created, pending, strict=True):
             self.contents[summary.summary_id] = summary
             self.report.note_pass(summary.depth, p.outcome, p.failures)
