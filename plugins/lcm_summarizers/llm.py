@@ -106,6 +106,7 @@ class LitellmSummarizer:
         self._secrets = secret_values(config.env, [str(self.extra.get("api_key") or "")])
         self.attempts = 0
         """Provider calls made by this instance (retries included)."""
+        self._count_lock = threading.Lock()
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(text, self.model)
@@ -131,7 +132,8 @@ class LitellmSummarizer:
         for attempt in range(self.max_retries + 1):
             try:
                 with REQUEST_SLOTS.hold(self.concurrency):
-                    self.attempts += 1
+                    with self._count_lock:
+                        self.attempts += 1
                     response = litellm.completion(**kwargs)
             except Exception as exc:  # provider errors come in many types; all become SummarizerError
                 failure = f"{type(exc).__name__}: {exc}"
@@ -140,7 +142,7 @@ class LitellmSummarizer:
                     continue
                 break
             return self._text(response)
-        raise SummarizerError(self._scrubbed(f"failed after {self.attempts} attempt(s): {failure}"))
+        raise SummarizerError(self._scrubbed(f"failed after {attempt + 1} attempt(s): {failure}"))
 
     def _text(self, response: Any) -> str:
         normalized = response_text(response)
