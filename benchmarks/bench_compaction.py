@@ -107,7 +107,8 @@ def throughput(tmp: Path, quick: bool) -> None:
           f"({tokens / elapsed / 1e6:.2f}M tokens/s); target < 3 s: {'MET' if elapsed < 3 else 'MISSED'}"
           f"{' (quick data set)' if quick else ''}")
     print(f"  split: storage {storage_s:.2f} s, summarizer {summarizer_s:.2f} s, "
-          f"engine/other {elapsed - storage_s - summarizer_s:.2f} s; summaries by depth {dict(sorted(depths.items()))}; "
+          f"engine/other {elapsed - storage_s - summarizer_s:.2f} s; "
+          f"summaries by depth {dict(sorted(depths.items()))}; "
           f"context {tokens:,} -> {after:,} tokens ({tokens / max(after, 1):.0f}x)")
     print(f"  reference: the TypeScript original takes 13.4 s on ~3.9M tokens with a stub summarizer "
           f"(ratio {13.4 / elapsed:.1f}x at this size)")
