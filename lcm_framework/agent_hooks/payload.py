@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,19 @@ class PayloadError(ValueError):
     """The hook input is not a usable JSON object."""
 
 
-@dataclass(frozen=True, slots=True)
 class HookInput:
-    agent: str
-    event: str
-    session_id: str | None
-    transcript_path: str | None
-    cwd: str | None
-    extra: dict[str, Any]
+    """One parsed hook event (a plain class: dataclasses would cost start-up time on every turn)."""
+
+    __slots__ = ("agent", "cwd", "event", "extra", "session_id", "transcript_path")
+
+    def __init__(self, *, agent: str, event: str, session_id: str | None, transcript_path: str | None,
+                 cwd: str | None, extra: dict[str, Any]) -> None:
+        self.agent = agent
+        self.event = event
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = cwd
+        self.extra = extra
 
     def forward(self, project: Path | None) -> dict[str, Any]:
         """The payload sent to the daemon or stored in the outbox."""

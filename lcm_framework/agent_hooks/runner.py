@@ -13,24 +13,16 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
 from .payload import AGENTS, HookInput, PayloadError, parse
+from .settings import DEFAULT_AUTOSTART, DEFAULT_PORT, HookSettings, hook_settings
 
 BUDGET_S = 2.0
 SESSION_START_BUDGET_S = 4.0
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-
-
-@dataclass(frozen=True, slots=True)
-class HookSettings:
-    home: Path
-    port: int
-    autostart: bool
-    project: Path | None
 
 
 USAGE = "usage: lcm hook EVENT [--agent claude|codex] [--timeout SECONDS]"
@@ -125,23 +117,15 @@ def emit_context(answer: Mapping[str, Any], out: TextIO) -> None:
 
 
 def load_settings(hook: HookInput, env: Mapping[str, str] | None) -> HookSettings:
-    from ..config import load_config
-    from ..paths import find_project_root
-
     cwd = Path(hook.cwd) if hook.cwd and Path(hook.cwd).is_absolute() else None
-    project = find_project_root(cwd) if cwd is not None else None
-    config = load_config(cwd=cwd, project=project, env=env)
-    return HookSettings(config.home, int(config.get("daemon.port")), bool(config.get("daemon.autostart")),
-                        project)
+    return hook_settings(cwd, os.environ if env is None else env)
 
 
 def default_settings(hook: HookInput, env: Mapping[str, str] | None) -> HookSettings:
     from ..paths import find_project_root, lcm_home
 
-    environ = os.environ if env is None else env
     cwd = Path(hook.cwd) if hook.cwd and Path(hook.cwd).is_absolute() else None
-    port = environ.get("LCM_DAEMON_PORT", "3737")
-    return HookSettings(lcm_home(environ), int(port) if port.isdigit() else 3737, True,
+    return HookSettings(lcm_home(os.environ if env is None else env), DEFAULT_PORT, DEFAULT_AUTOSTART,
                         find_project_root(cwd) if cwd is not None else None)
 
 

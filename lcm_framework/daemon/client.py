@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,15 @@ class DaemonRequestError(Exception):
         super().__init__(f"daemon answered {status} ({code}): {message}")
 
 
-@dataclass(frozen=True, slots=True)
 class DaemonClient:
-    port: int
-    token: str | None
-    timeout_s: float = 2.0
+    """Talks to the daemon on 127.0.0.1:``port`` (plain class: no dataclasses import on the hook path)."""
+
+    __slots__ = ("port", "timeout_s", "token")
+
+    def __init__(self, port: int, token: str | None, timeout_s: float = 2.0) -> None:
+        self.port = port
+        self.token = token
+        self.timeout_s = timeout_s
 
     @classmethod
     def for_home(cls, home: Path, port: int, *, timeout_s: float = 2.0) -> DaemonClient:
