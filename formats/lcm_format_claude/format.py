@@ -10,6 +10,7 @@ and every other record type stay native-only records.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ class ClaudeCodeFormat:
             metadata=metadata,
         )
 
-    def _message(self, record: dict[str, Any], message_obj: Any, timestamp: Any) -> NewMessage | None:
+    def _message(self, record: dict[str, Any], message_obj: Any, timestamp: datetime | None) -> NewMessage | None:
         record_type = record.get("type")
         role = MESSAGE_ROLES.get(record_type) if isinstance(record_type, str) else None
         if role is None or record.get("isSidechain") is True:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from lcm_framework.storage.models import NewMessage, NewPart, PartKind, Role
@@ -153,7 +154,7 @@ MAPPERS: dict[str, Callable[[dict[str, Any]], tuple[Role, list[NewPart], str] | 
 }
 
 
-def map_response_item(payload: dict[str, Any], created_at: Any) -> NewMessage | None:
+def map_response_item(payload: dict[str, Any], created_at: datetime | None) -> NewMessage | None:
     """The message a ``response_item`` payload stands for, or None (ghost snapshots, compaction, unknown)."""
     kind = payload.get("type")
     mapper = MAPPERS.get(kind) if isinstance(kind, str) else None

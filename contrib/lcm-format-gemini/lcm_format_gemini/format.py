@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def _tool_call(call: dict[str, Any]) -> list[tuple[NewPart, str | None]]:
     ]
 
 
-def _message(record: dict[str, Any], role: Role, timestamp: Any) -> NewMessage:
+def _message(record: dict[str, Any], role: Role, timestamp: datetime | None) -> NewMessage:
     mapped: list[tuple[NewPart, str | None]] = []
     for thought in _parts(record.get("thoughts")):
         if isinstance(thought, dict):
