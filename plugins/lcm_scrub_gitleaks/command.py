@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import LcmError
+from lcm_framework.errors import LcmError, ScrubberError
 from lcm_framework.extensions import CommandSpec
 
 if TYPE_CHECKING:
@@ -73,12 +73,17 @@ def _list(args: argparse.Namespace, app: App) -> int:
     rows += [(rule_id(p), "project", p) for p in read_patterns(project_file)]
     packs = app.plugins.rule_packs(app.config)
     pack_rows = [(name, len(packs[name].rules), packs[name].source) for name in sorted(packs)]
+    try:  # listing must work even when a pattern is refused: that is how one finds it
+        version, problem = _scrubber(app).version, None
+    except ScrubberError as exc:
+        version, problem = None, str(exc)
     if args.json:
         print_json({
             "patterns": [{"rule_id": r, "scope": s, "pattern": p} for r, s, p in rows],
             "project_file": str(project_file),
             "rule_packs": [{"name": n, "rules": c, "source": s} for n, c, s in pack_rows],
-            "scrubber_version": _scrubber(app).version,
+            "scrubber_version": version,
+            "error": problem,
         })
         return 0
     if rows:
@@ -87,6 +92,7 @@ def _list(args: argparse.Namespace, app: App) -> int:
         print(f"no custom patterns (project file: {project_file})")
     print()
     print_table(pack_rows, ["rule pack", "rules", "source"])
+    print(f"\nscrubber: {version}" if version else f"\nrefused: {problem}")
     return 0
 
 

@@ -110,3 +110,14 @@ def test_purge_needs_yes_then_removes_patterns(project: Path) -> None:
     assert not (project / ".lcm" / "sensitive-patterns.txt").exists()
     listed = json.loads(run_lcm("sensitive", "list", "--json", cwd=project).stdout)
     assert listed["patterns"] == []
+
+
+def test_list_still_works_when_a_pattern_is_refused(project: Path) -> None:
+    (project / ".lcm" / "sensitive-patterns.txt").write_text("(broken\n")
+    listed = run_lcm("sensitive", "list", "--json", cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    report = json.loads(listed.stdout)
+    assert report["scrubber_version"] is None and "not a valid RE2" in report["error"]
+    assert [p["pattern"] for p in report["patterns"]] == ["(broken"]
+    refused = run_lcm("sensitive", "test", "anything", cwd=project)
+    assert refused.returncode != 0 and "not a valid RE2" in refused.stderr
