@@ -102,6 +102,11 @@ def test_compact_dry_run_changes_nothing_then_search_ranks(imported: Path) -> No
     assert ranked and [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
     assert all(a["score"] >= b["score"] for a, b in itertools.pairwise(ranked))
     assert lcm(imported, "search", "zzzqqqxxyy")[0] == 1
+    code, out, err = lcm(imported, "compact", "--session", "1af7", "--budget", "100", "--json")
+    assert code == 0, err
+    report = json.loads(out)["conversations"][0]
+    assert report["mode"] == "until_under" and report["action_taken"] and not report["dry_run"]
+    assert report["tokens_after"] < report["tokens_before"]
 
 
 def test_grep_modes_scopes_session_since_and_limit(compacted: Path) -> None:
