@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "formats" / "samples"
@@ -29,7 +30,7 @@ def _lcm(*args: str, env: dict[str, str]) -> None:
         raise SystemExit(f"demo: `lcm {args[0]}` failed with exit status {result.returncode}")
 
 
-def _query(*args: str, env: dict[str, str]) -> dict:  # type: ignore[type-arg]
+def _query(*args: str, env: dict[str, str]) -> dict[str, Any]:
     """Run a ``--json`` command quietly and return its result."""
     result = subprocess.run(
         [sys.executable, "-m", "lcm_framework.cli.main", *args, "--json"], env=env, text=True, capture_output=True
