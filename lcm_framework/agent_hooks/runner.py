@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
-from .payload import AGENTS, HookInput, PayloadError, parse
+from .payload import AGENTS, MAX_STDIN_BYTES, HookInput, PayloadError, parse
 from .settings import DEFAULT_AUTOSTART, DEFAULT_PORT, HookSettings, hook_settings
 
 BUDGET_S = 2.0
+STDIN_WAIT_S = 2.0
 SESSION_START_BUDGET_S = 4.0
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -37,8 +38,34 @@ def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO |
     except ValueError as exc:
         _warn(err, f"{exc}; {USAGE}")
         return 0
-    return run(event, agent, (stdin or sys.stdin.buffer).read(), timeout_s=timeout_s,
-               out=stdout or sys.stdout, err=err)
+    raw = stdin.read() if stdin is not None else read_stdin(err)
+    return run(event, agent, raw, timeout_s=timeout_s, out=stdout or sys.stdout, err=err)
+
+
+def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STDIN_WAIT_S) -> bytes:
+    """Read stdin until EOF, at most ``limit + 1`` bytes and ``wait_s`` seconds (an agent that keeps
+    the pipe open must not hang the hook)."""
+    import select
+    import time
+
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + wait_s
+    while size <= limit:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            _warn(err, f"stdin not closed within {wait_s:g} s; using what arrived")
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def parse_args(argv: Sequence[str]) -> tuple[str, str, float | None]:

@@ -21,9 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, app: App) -> int:
     import sys
 
+    from ..agent_hooks.runner import read_stdin
     from ..agent_hooks.runner import run as run_hook
 
-    return run_hook(args.event, args.agent, sys.stdin.buffer.read(), timeout_s=args.timeout,
+    return run_hook(args.event, args.agent, read_stdin(sys.stderr), timeout_s=args.timeout,
                     out=sys.stdout, err=sys.stderr)
 
 

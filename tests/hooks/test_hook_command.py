@@ -93,3 +93,23 @@ def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict
         from lcm_framework.daemon.lifecycle import stop
 
         stop(lcm_env, port)
+
+
+def test_stdin_left_open_does_not_hang_the_hook(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path)})
+    proc = subprocess.Popen([sys.executable, "-m", "lcm_framework.cli.main", "hook", "Stop"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(payload.encode())
+    proc.stdin.flush()  # ...and never closed, like a misbehaving agent
+    try:
+        assert proc.wait(20) == 0
+        assert b"stdin not closed" in proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        proc.stdin.close()
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+    with Outbox(outbox_path(lcm_env)) as box:
+        assert [e.payload["session_id"] for e in box.events()] == ["s1"]
