@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -72,10 +73,13 @@ def _normalize(sql: str) -> str:
 
 
 class QuarantineStore:
-    """The quarantine of one project and client; ``add`` is idempotent per (locator, ordinal, reason, sha)."""
+    """The quarantine of one project and client; ``add`` is idempotent per (locator, ordinal, reason, sha).
+
+    Usable from any thread (one call at a time, serialized by a lock)."""
 
     def __init__(self, project_id: str, client_name: str, home: Path | None = None) -> None:
         self.client_name = client_name
+        self._lock = threading.Lock()
         self.path = quarantine_path(project_id, client_name, home)
         ensure_private_dir(self.path.parent.parent)
         ensure_private_dir(self.path.parent)
@@ -83,7 +87,7 @@ class QuarantineStore:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
             os.close(fd)
             os.chmod(self.path, 0o600)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
             raise QuarantineStoreError(f"cannot open the quarantine store ({type(exc).__name__})") from None
         try:
@@ -139,13 +143,17 @@ class QuarantineStore:
         if not rows:
             return 0
         now = datetime.now(UTC).isoformat()
+        with self._lock:
+            return self._insert([(*row, now) for row in rows])
+
+    def _insert(self, rows: list[tuple[str, int, str, str, str]]) -> int:
         try:
             self._db.execute("BEGIN IMMEDIATE")
             before = self._db.total_changes
             self._db.executemany(
                 "INSERT OR IGNORE INTO quarantined_records (locator, ordinal, reason, sha256, quarantined_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(*row, now) for row in rows],
+                rows,
             )
             added = self._db.total_changes - before
             self._db.execute("COMMIT")
@@ -162,11 +170,13 @@ class QuarantineStore:
         if locator is not None:
             sql += " WHERE locator = ?"
             args = (locator,)
-        rows = self._db.execute(sql + " ORDER BY locator, ordinal, reason, sha256", args).fetchall()
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY locator, ordinal, reason, sha256", args).fetchall()
         return [QuarantineEntry(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4])) for r in rows]
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> QuarantineStore:
         return self

@@ -53,6 +53,10 @@ class Counters:
     next_ordinal: int = 0
     open_tail: bool = False
 
+    def snapshot(self) -> tuple[int, int, bool]:
+        """``(next_seq, next_ordinal, open_tail)``: what a checkpoint records."""
+        return (self.next_seq, self.next_ordinal, self.open_tail)
+
     def occurrence(self, digest: str) -> int:
         n = self.occurrences.get(digest, 0)
         self.occurrences[digest] = n + 1
