@@ -125,6 +125,8 @@ def test_placeholders_are_not_redacted(builtin_scrubber: Scrubber) -> None:
         "postgresql://***@db.example.com/***",
         "the number of input_tokens: 123456789",
         "secret_name: my-app-secret-name",
+        "password = hashlib.sha256(salt + raw)",
+        "api_key=derive_key2(seed)",
     ]:
         assert builtin_scrubber.scrub_text(text) == (text, {}), text
 
