@@ -120,7 +120,7 @@ def import_run(root: Path, work: Path, *, scrub: bool) -> tuple[float, object]:
 
 
 MEMORY_CHILD = """
-import os, resource, sys
+import io, os, resource, sys
 from pathlib import Path
 from lcm_framework.app import App
 from lcm_framework.config import load_config
