@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,15 +21,23 @@ if TYPE_CHECKING:
     from ..app import App
     from ..scrub import Scrubber
 
-_CACHES: weakref.WeakKeyDictionary[Any, ReplayCache] = weakref.WeakKeyDictionary()
+@dataclass
+class AppCaches:
+    """What one App keeps between imports (a long-lived daemon ingests on every Stop hook):
+    replay counters and the compiled scrubber of each project root."""
+
+    replay: ReplayCache = field(default_factory=ReplayCache)
+    scrubbers: dict[Path, Scrubber] = field(default_factory=dict)
 
 
-def replay_cache(app: App) -> ReplayCache:
-    """The replay cache of one App (a long-lived daemon keeps its counters between Stop hooks)."""
-    cache = _CACHES.get(app)
-    if cache is None:
-        cache = _CACHES[app] = ReplayCache()
-    return cache
+_CACHES: weakref.WeakKeyDictionary[Any, AppCaches] = weakref.WeakKeyDictionary()
+
+
+def app_caches(app: App) -> AppCaches:
+    caches = _CACHES.get(app)
+    if caches is None:
+        caches = _CACHES[app] = AppCaches()
+    return caches
 
 
 @dataclass
@@ -49,10 +57,11 @@ class RunContext:
         self.options = options
         self.formats = app.plugins.formats()
         self.selected = selected
-        self.cache = replay_cache(app)
+        caches = app_caches(app)
+        self.cache = caches.replay
         self._stack = ExitStack()
         self._projects: dict[str, ProjectStorage | None] = {}
-        self._scrubbers: dict[Path, Scrubber] = {}
+        self._scrubbers = caches.scrubbers
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._known_projects: set[str] | None = None
 

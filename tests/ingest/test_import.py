@@ -98,22 +98,33 @@ def test_project_flag_overrides_the_working_directory(tmp_path: Path) -> None:
 def test_rerun_is_idempotent_and_an_append_imports_only_new_records(tmp_path: Path) -> None:
     proj = tmp_path / "p"
     records = claude_records("c-3", str(proj), 30)
+    same = {"type": "summary", "summary": "identical", "leafUuid": "leaf"}
+    for at in (3, 10, 40, 60, 75, 90):  # identical records before and after every resume point
+        records.insert(at, same)
     path = write_jsonl(tmp_path / "src" / "s.jsonl", records[:50])
     app = make_app(proj)
     try:
         first = import_sources(app, [path], batch_size=7)
-        assert first.records == 50 and first.errors == []
+        assert first.records == 50 and first.errors == [] and first.stored == 50
         before = snapshot(app, proj)
         again = import_sources(app, [path], batch_size=7)
         assert again.records == 0 and again.file_reports[0].status == "unchanged"
         assert snapshot(app, proj) == before
-        write_jsonl(path, records[50:], mode="a")
-        third = ingest_file(app, path)
-        assert third.ok and third.records == len(records) - 50 and third.resumed_from > 0
-        assert third.messages == len(records) - 50 and third.skipped == 0
-        appended = snapshot(app, proj)
     finally:
         app.close()
+    write_jsonl(path, records[50:70], mode="a")
+    other = make_app(proj)  # a new process: no cached counters, the verified prefix is replayed
+    try:
+        third = ingest_file(other, path)
+        assert third.ok and third.records == 20 and third.resumed_from > 0
+        assert third.messages == 19 and third.skipped == 0 and third.stored == 20
+        write_jsonl(path, records[70:], mode="a")
+        fourth = ingest_file(other, path)  # the daemon's case: counters cached by checkpoint revision
+        assert fourth.ok and fourth.records == fourth.stored == len(records) - 70
+        assert fourth.messages == len(records) - 70 - 2
+        appended = snapshot(other, proj)
+    finally:
+        other.close()
     fresh = make_app(proj, home=tmp_path / "fresh-home")
     try:
         assert import_sources(fresh, [path], batch_size=7).errors == []
