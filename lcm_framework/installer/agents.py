@@ -22,6 +22,12 @@ def claude_dir(env: Mapping[str, str]) -> Path:
     return Path(given).expanduser() if given else _home(env) / ".claude"
 
 
+def claude_state_file(env: Mapping[str, str]) -> Path:
+    """Where Claude Code keeps user-scope MCP servers (``claude mcp add -s user`` writes there)."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(given).expanduser() if given else _home(env)) / ".claude.json"
+
+
 def codex_dir(env: Mapping[str, str]) -> Path:
     given = env.get("CODEX_HOME")
     return Path(given).expanduser() if given else _home(env) / ".codex"
@@ -43,19 +49,30 @@ def mcp_spec() -> dict[str, object]:
 
 
 def claude_changes(env: Mapping[str, str], *, install: bool) -> list[FileChange]:
+    """Hooks go to ``settings.json``; the MCP server to ``.claude.json`` (Claude Code ignores
+    ``mcpServers`` in settings.json). Uninstall also drops an LCM entry left in settings.json."""
     path = claude_dir(env) / "settings.json"
     before = read_text(path)
     data = jsonfile.load(before, str(path))
-    notes: list[str] = []
     if install:
         jsonfile.add_hooks(data, hook_entries("claude"))
-        if jsonfile.add_mcp_server(data, "lcm", mcp_spec()) == "conflict":
-            notes.append("mcpServers.lcm already exists and is not LCM's: left unchanged")
     else:
         jsonfile.remove_hooks(data)
         jsonfile.remove_mcp_server(data, "lcm")
     after = None if before is None and not install else jsonfile.dump(data, before)
-    return [FileChange(path, before, _same_if_equal(before, after), tuple(notes))]
+
+    state_path = claude_state_file(env)
+    state_before = read_text(state_path)
+    state = jsonfile.load(state_before, str(state_path))
+    notes: list[str] = []
+    if install:
+        if jsonfile.add_mcp_server(state, "lcm", mcp_spec()) == "conflict":
+            notes.append(f"mcpServers.lcm in {state_path} already exists and is not LCM's: left unchanged")
+    else:
+        jsonfile.remove_mcp_server(state, "lcm")
+    state_after = None if state_before is None and not install else jsonfile.dump(state, state_before)
+    return [FileChange(path, before, _same_if_equal(before, after)),
+            FileChange(state_path, state_before, _same_if_equal(state_before, state_after), tuple(notes))]
 
 
 def codex_changes(env: Mapping[str, str], *, install: bool) -> list[FileChange]:
@@ -105,7 +122,8 @@ def installed(agent: str, env: Mapping[str, str]) -> tuple[set[str], bool]:
     """(events with an LCM hook, whether the LCM MCP server is configured) for doctor."""
     if agent == "claude":
         data = jsonfile.load(read_text(claude_dir(env) / "settings.json"), "Claude Code settings.json")
-        servers = data.get("mcpServers")
+        state = jsonfile.load(read_text(claude_state_file(env)), "Claude Code .claude.json")
+        servers = state.get("mcpServers")
         has_mcp = isinstance(servers, dict) and jsonfile.is_our_mcp(servers.get("lcm"))
         return jsonfile.has_lcm_hooks(data), has_mcp
     root = codex_dir(env)

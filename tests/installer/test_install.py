@@ -42,6 +42,15 @@ CLAUDE_SETTINGS = {
     "cleanupPeriodDays": 30,
     "includeCoAuthoredBy": False,
 }
+# Claude Code's own state file, where user-scope MCP servers live (`claude mcp add -s user`).
+CLAUDE_STATE = {
+    "numStartups": 42,
+    "installMethod": "native",
+    "mcpServers": {"memory": {"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],
+                              "env": {}}},
+    "projects": {"/home/me/src/app": {"allowedTools": [], "mcpServers": {}, "hasTrustDialogAccepted": True}},
+    "tipsHistory": {"memory-command": 3},
+}
 CODEX_HOOKS = {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
     {"type": "command", "command": "python3 ~/.codex/hooks/banner.py", "statusMessage": "Loading", "timeout": 5}
 ]}]}}
@@ -63,6 +72,7 @@ def agent_home(lcm_env: Path) -> Path:
     home = lcm_env.parent
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text(json.dumps(CLAUDE_SETTINGS, indent=2, ensure_ascii=False) + "\n")
+    (home / ".claude.json").write_text(json.dumps(CLAUDE_STATE, indent=2))
     (home / ".codex").mkdir()
     (home / ".codex" / "hooks.json").write_text(json.dumps(CODEX_HOOKS, indent=2) + "\n")
     (home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
@@ -70,11 +80,13 @@ def agent_home(lcm_env: Path) -> Path:
 
 
 def snapshot(home: Path) -> dict[str, bytes]:
-    return {p: (home / p).read_bytes() for p in (".claude/settings.json", ".codex/hooks.json", ".codex/config.toml")}
+    files = (".claude/settings.json", ".claude.json", ".codex/hooks.json", ".codex/config.toml")
+    return {p: (home / p).read_bytes() for p in files}
 
 
 def backups(home: Path) -> list[Path]:
-    return sorted(home.glob(".claude/*.lcm-backup-*")) + sorted(home.glob(".codex/*.lcm-backup-*"))
+    return (sorted(home.glob(".claude/*.lcm-backup-*")) + sorted(home.glob(".claude.json.lcm-backup-*"))
+            + sorted(home.glob(".codex/*.lcm-backup-*")))
 
 
 def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home: Path) -> None:
@@ -92,8 +104,12 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
     ours = stop[1]["hooks"][0]["command"]
     assert ours.endswith("hook Stop") and os.path.isabs(ours.split()[0])
     assert set(settings["hooks"]) >= {"SessionStart", "Stop", "PreCompact", "SessionEnd", "PreToolUse"}
-    assert settings["mcpServers"]["github"] == CLAUDE_SETTINGS["mcpServers"]["github"]
-    assert settings["mcpServers"]["lcm"]["args"][-1] == "mcp"
+    assert settings["mcpServers"] == CLAUDE_SETTINGS["mcpServers"]  # Claude Code reads MCP servers elsewhere
+    state = json.loads((agent_home / ".claude.json").read_text())
+    assert {k: v for k, v in state.items() if k != "mcpServers"} == {
+        k: v for k, v in CLAUDE_STATE.items() if k != "mcpServers"}
+    assert state["mcpServers"]["memory"] == CLAUDE_STATE["mcpServers"]["memory"]
+    assert state["mcpServers"]["lcm"]["args"][-1] == "mcp" and os.path.isabs(state["mcpServers"]["lcm"]["command"])
 
     codex = json.loads((agent_home / ".codex/hooks.json").read_text())
     assert codex["hooks"]["SessionStart"][0] == CODEX_HOOKS["hooks"]["SessionStart"][0]
@@ -103,7 +119,7 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
     config = tomllib.loads(config_text)
     assert config["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--stdio"]}
     assert config["mcp_servers"]["lcm"]["args"][-1] == "mcp"
-    assert len(backups(agent_home)) == 3
+    assert len(backups(agent_home)) == 4
     for backup in backups(agent_home):
         rel = str(backup.relative_to(agent_home)).split(".lcm-backup-")[0]
         assert backup.read_bytes() == original[rel]
@@ -150,17 +166,19 @@ def test_respects_claude_config_dir_and_codex_home(tmp_path: Path) -> None:
     claude, codex = tmp_path / "cc", tmp_path / "cx"
     apply("all", install=True, env={**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)})
     assert (claude / "settings.json").is_file() and (codex / "hooks.json").is_file()
+    assert "lcm" in json.loads((claude / ".claude.json").read_text())["mcpServers"]
     assert not (Path(os.environ["HOME"]) / ".claude").exists()
 
 
 def test_foreign_lcm_mcp_entries_are_left_alone(agent_home: Path) -> None:
-    path = agent_home / ".claude/settings.json"
+    path = agent_home / ".claude.json"
     data = json.loads(path.read_text())
     data["mcpServers"]["lcm"] = {"command": "/opt/other/thing", "args": ["serve"]}
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    (change,) = changes("claude", dict(os.environ), install=True)
-    assert any("not LCM's" in note for note in change.notes)
-    change.apply()
+    found = changes("claude", dict(os.environ), install=True)
+    assert any("not LCM's" in note for change in found for note in change.notes)
+    for change in found:
+        change.apply()
     assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
     apply("claude", install=False)
     assert json.loads(path.read_text())["mcpServers"]["lcm"] == {"command": "/opt/other/thing", "args": ["serve"]}
