@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError, LcmError, StorageError
 from ..storage.contracts import ProjectStorage, Repositories
 from ..storage.models import Checkpoint, ProjectRef
-from ..transcripts.contracts import TranscriptFormat
+from ..transcripts.contracts import MappedRecord, TranscriptFormat
 from ..transcripts.reader import ParsedRecord, RejectedRecord, read_records
 from .batch import Accepted, BatchOutcome, BatchTarget, Quarantined, StaleKeySet, with_seq, write_batch
 from .context import RunContext
@@ -91,6 +91,9 @@ def import_spec(ctx: RunContext, spec: SourceSpec, *, format_id: str | None = No
             force_rescan = True
         except LcmError as exc:
             return _fail(report, exc)
+        except OSError as exc:  # the file became unreadable mid-run (I/O error, permissions)
+            return _fail(report, IngestError(f"cannot read ({exc.strerror or type(exc).__name__})",
+                                             locator=spec.locator, code="io_error"))
 
 
 def _fail(report: FileReport, exc: LcmError) -> FileReport:
@@ -145,12 +148,19 @@ class _FileImport:
             if not isinstance(rec, ParsedRecord):
                 continue
             try:
-                mapped = fmt.map_record(scrubber.scrub_record(rec.value).value)
+                mapped = self._map(fmt, scrubber.scrub_record(rec.value).value)
             except ScrubRejected:
                 continue
             session_id = session_id or mapped.session_id
             cwd = cwd or mapped.cwd
         return session_id or Path(self.src.locator).stem, cwd
+
+    def _map(self, fmt: TranscriptFormat, value: Any) -> MappedRecord:
+        try:
+            return fmt.map_record(value)
+        except Exception as exc:  # a format plugin broke its "never raises" contract
+            raise IngestError(f"format {fmt.identity.identifier} failed to map a record ({type(exc).__name__})",
+                              locator=self.src.locator, code="format_error") from None
 
     def _project_root(self, cwd: str | None) -> Path:
         if self.ctx.options.project is not None:
@@ -181,7 +191,7 @@ class _FileImport:
         self.key = source_key(fmt.identity.client_name, src.locator)
         cp = self.storage.native_transcripts.get_checkpoint(self.key) if self.storage else None
         self.expected = cp
-        self.conversation_id = _conversation_id(cp)
+        self.conversation_id = _conversation_id(cp, session_id)
         report.conversation_id = report.conversation_id or self.conversation_id
         src.check()
         counters, start, first_ordinal, replay_until = self._resume_point(cp)
@@ -297,11 +307,7 @@ class _FileImport:
         except self.ScrubRejected as exc:
             reason = getattr(exc, "reason", "residual-secret")
             return Quarantined(rec.ordinal, rec.end, getattr(reason, "value", str(reason)), rec.raw_sha256)
-        try:
-            mapped = self.fmt.map_record(scrubbed.value)
-        except Exception as exc:  # a format plugin broke its "never raises" contract
-            raise IngestError(f"format {self.fmt.identity.identifier} failed to map a record "
-                              f"({type(exc).__name__})", locator=self.src.locator, code="format_error") from None
+        mapped = self._map(self.fmt, scrubbed.value)
         message = None
         if mapped.message is not None:
             message = with_seq(mapped.message, counters.next_seq)
@@ -470,11 +476,13 @@ def _transaction(storage: ProjectStorage, fn: Any) -> BatchOutcome:
         raise
 
 
-def _conversation_id(cp: Checkpoint | None) -> int | None:
+def _conversation_id(cp: Checkpoint | None, session_id: str) -> int | None:
+    """The conversation a checkpoint of this same session recorded (even when it cannot be resumed)."""
     if cp is None:
         return None
     try:
-        value = json.loads(cp.state_json).get("conversation_id")
+        state = json.loads(cp.state_json)
+        value = state.get("conversation_id") if state.get("session_id") == session_id else None
     except (ValueError, AttributeError):
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
