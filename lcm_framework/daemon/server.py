@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -87,6 +88,12 @@ async def _on_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
+async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
+    status = int(getattr(exc, "status_code", 500))
+    code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
+    return JSONResponse({"error": code, "message": str(getattr(exc, "detail", "")) or code}, status_code=status)
+
+
 def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -98,7 +105,8 @@ def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True
             await service.close()
 
     app = Starlette(routes=list(routes()), lifespan=lifespan,
-                    exception_handlers={Exception: _on_error, BadRequest: _on_error, LcmError: _on_error})
+                    exception_handlers={Exception: _on_error, BadRequest: _on_error, LcmError: _on_error,
+                                        HTTPException: _on_http_error})
     app.state.service = service
     return BearerAuth(app, token)
 

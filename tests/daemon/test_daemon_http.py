@@ -67,6 +67,13 @@ def test_unknown_hook_event_and_bad_ingest_mode_are_400(daemon: DaemonProcess) -
     assert mode.status_code == 400 and "must be one of" in mode.json()["message"]
 
 
+def test_unknown_routes_and_methods_answer_json(daemon: DaemonProcess) -> None:
+    missing = httpx.post(f"{daemon.url}/nope", json={}, headers=auth(daemon))
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    wrong = httpx.get(f"{daemon.url}/ingest", headers=auth(daemon))
+    assert wrong.status_code == 405 and wrong.json()["error"] == "method_not_allowed"
+
+
 def test_body_size_limit(daemon: DaemonProcess) -> None:
     huge = b'{"project": "/tmp", "session_id": "' + b"x" * (2 * 1024 * 1024) + b'"}'
     answer = httpx.post(f"{daemon.url}/context", content=huge, headers=auth(daemon))
