@@ -10,8 +10,6 @@ import pytest
 
 from .support import TestDatabase, require_database
 
-pytestmark = pytest.mark.postgres
-
 
 @pytest.fixture
 def db() -> TestDatabase:

@@ -33,6 +33,8 @@ from tests.conftest import run_lcm
 
 from .support import TestDatabase
 
+pytestmark = pytest.mark.postgres
+
 
 @pytest.fixture
 def runtime_role(db: TestDatabase, schema: str, make_factory: Callable[..., Any]) -> Iterator[tuple[str, str]]:

@@ -16,7 +16,7 @@ from tests.conftest import run_lcm
 
 from .support import TestDatabase
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 def machine(db: TestDatabase, schema: str, base: Path) -> tuple[Path, dict[str, str]]:

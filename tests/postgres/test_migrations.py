@@ -21,6 +21,8 @@ from tests.conftest import OFFLINE_ENV, REPO
 
 from .support import TestDatabase
 
+pytestmark = pytest.mark.postgres
+
 
 def ledger(db: TestDatabase, schema: str) -> list[tuple[str, str]]:
     with db.connect() as conn:

@@ -21,7 +21,7 @@ from .support import TestDatabase
 from .worker import REF
 
 WORKERS = 4
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 def spawn(action: str, schema: str, tmp_path: Path, count: int, n: int = WORKERS) -> list[subprocess.Popen[str]]:

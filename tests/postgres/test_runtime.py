@@ -13,6 +13,8 @@ from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchMod
 
 from .support import TestDatabase
 
+pytestmark = pytest.mark.postgres
+
 REF = ProjectRef("r" * 64, "/runtime")
 
 

@@ -11,6 +11,8 @@ from lcm_framework.errors import StorageUnavailableError
 
 from .support import TestDatabase
 
+pytestmark = pytest.mark.postgres
+
 
 @pytest.mark.parametrize(("change", "named"), [
     ("ALTER TABLE {s}.messages ADD COLUMN extra text", "column messages.extra"),
