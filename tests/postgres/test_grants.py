@@ -71,14 +71,12 @@ def exercise(project: Any) -> None:
     conv = project.conversations.get_or_create_conversation("sess")
     first, second = project.conversations.append_messages(conv.conversation_id, [
         NewMessage(Role.USER, "grant check alpha", 3, parts=[NewPart(PartKind.TEXT, text="alpha")]),
-        NewMessage(Role.ASSISTANT, "grant check beta", 3)])
+        NewMessage(Role.ASSISTANT, "grant check beta", 3, parts=[NewPart(PartKind.TEXT, text="beta")])])
     project.conversations.insert_messages(conv.conversation_id, [NewMessage(Role.USER, "replayed", 1, seq=5)])
     project.context.append_messages(conv.conversation_id, [first.message_id, second.message_id])
     project.summaries.create_summary(NewSummary("sum_1", conv.conversation_id, SummaryKind.LEAF, 0, "summary", 1,
                                                 None, None, 1, source_message_ids=[first.message_id]))
     project.context.replace_range(conv.conversation_id, 0, 0, "sum_1")
-    assert project.conversations.delete_messages([first.message_id, second.message_id]).deleted == (
-        second.message_id,)
     project.large_files.create_file(LargeFile("file_1", conv.conversation_id, None, "a.txt", "text/plain", 10, 2,
                                               "0" * 64, "explored", datetime.now(UTC)))
     memory = project.promoted_memory.create_memory(NewMemory("remember grants", tags=["t"]))
@@ -95,8 +93,13 @@ def exercise(project: Any) -> None:
     cp = Checkpoint("src", 0, 10, "0" * 64, "s1", 0, 1, 0, 0)
     result = project.native_transcripts.ingest_batch(
         [NativeRecordInput("k1", fmt, "sess", "a.jsonl", 0, "{}", "0" * 64, "s1", datetime.now(UTC),
-                           first.message_id)], source_key="src", expected=None, new_checkpoint=cp)
+                           second.message_id)], source_key="src", expected=None, new_checkpoint=cp)
     assert result.inserted == 1
+    # deletion cascades to parts and unlinks native records through the owner's referential actions
+    assert project.conversations.delete_messages([first.message_id, second.message_id]).deleted == (
+        second.message_id,)
+    assert project.conversations.list_parts([second.message_id]) == {}
+    assert project.native_transcripts.list_by_source("a.jsonl")[0].message_id is None
     assert project.lexical_search.search(SearchQuery("grant"))
     assert project.lexical_search.search(SearchQuery("check", mode=SearchMode.SUBSTRING))
     project.transaction(lambda repos: repos.conversations.message_count(conv.conversation_id))
