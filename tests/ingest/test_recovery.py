@@ -117,3 +117,25 @@ def test_two_concurrent_imports_converge_without_duplicates(tmp_path: Path) -> N
         assert (cp.byte_offset, cp.prefix_sha256, cp.last_source_ordinal, cp.quarantined) == (
             ref.byte_offset, ref.prefix_sha256, ref.last_source_ordinal, ref.quarantined)
         assert cp.imported + cp.skipped >= ref.imported
+
+
+def test_threads_of_one_process_ingesting_the_same_file_converge(tmp_path: Path) -> None:
+    """The daemon's case: several Stop hooks ingest one session file at once through one App."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lcm_framework.ingest import ingest_file
+
+    proj = tmp_path / "proj"
+    src, sessions = _corpus(tmp_path, proj)
+    reference = _reference(tmp_path, proj, src, sessions)
+    app = make_app(proj, **{"import.batch_size": BATCH})
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            reports = list(pool.map(lambda p: ingest_file(app, p), [src / "c0.jsonl"] * 2 + [src / "c1.jsonl"] * 2))
+        assert all(r.ok for r in reports), [r.error for r in reports]
+        assert import_sources(app, [src], batch_size=int(BATCH)).errors == []
+        got = snapshot(app, proj, sessions)
+    finally:
+        app.close()
+    assert got["conversations"] == reference["conversations"] and got["native"] == reference["native"]
+    assert got["quarantine"] == reference["quarantine"]
