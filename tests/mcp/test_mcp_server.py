@@ -41,9 +41,11 @@ async def _session(root: Path, leaf: str) -> dict[str, object]:
             ("lcm_describe", {"id": leaf}),
             ("lcm_expand", {"id": leaf, "include_messages": True}),
             ("lcm_describe", {"id": "not-an-id"}),
+            ("lcm_grep", {"pattern": "nul\u0000byte"}),
         ):
             result = await client.call_tool(name, args)
-            out[name if "not" not in str(args) else "bad"] = json.loads(result.content[0].text)
+            key = "bad" if "not-an-id" in str(args) else "nul" if "\u0000" in args.get("pattern", "") else name
+            out[key] = json.loads(result.content[0].text)
         out["invalid"] = await client.call_tool("lcm_grep", {"pattern": "x", "limit": 100_000})
     return out
 
@@ -67,4 +69,5 @@ def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
     expanded = out["lcm_expand"]["found"][0]  # type: ignore[index]
     assert any(n["kind"] == "message" and "fact0" in n["content"] for n in expanded["nodes"])
     assert "error" in out["bad"]  # type: ignore[operator]
+    assert "U+0000" in out["nul"]["error"]  # type: ignore[index]
     assert out["invalid"].is_error  # type: ignore[attr-defined]  # limit above the schema maximum
