@@ -1,8 +1,9 @@
 """Messages rebuilt from their stored parts as Anthropic-style content blocks, then sanitized.
 
 Assistant (and every other) content is always a list of blocks. Tool calls
-become ``tool_use`` blocks in assistant turns, tool results ``tool_result``
-blocks in user turns. Reasoning blocks are not replayed (providers require
+become ``tool_use`` blocks in assistant turns (an input above the large-file
+threshold becomes ``{"lcm_large_input": <reference>}``), tool results
+``tool_result`` blocks in user turns. Reasoning blocks are not replayed (providers require
 their own signatures); they stay in storage.
 """
 
@@ -29,8 +30,10 @@ def _tool_input(part: MessagePart) -> Any:
 
 def _block(part: MessagePart, message: Message, text_filter: TextFilter) -> Block | None:
     if part.kind is PartKind.TOOL_CALL:
+        shown = text_filter(message, part.text) if part.text else part.text
+        tool_input = _tool_input(part) if shown == part.text else {"lcm_large_input": shown}
         return {"type": "tool_use", "id": part.tool_call_id or f"call_{part.part_id}",
-                "name": part.tool_name or "unknown", "input": _tool_input(part)}
+                "name": part.tool_name or "unknown", "input": tool_input}
     if part.kind is PartKind.TOOL_RESULT:
         block: Block = {"type": "tool_result", "tool_use_id": part.tool_call_id or "",
                         "content": text_filter(message, part.text or "")}

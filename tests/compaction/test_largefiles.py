@@ -79,3 +79,21 @@ def test_atomic_private_write_no_clobber_and_replace(tmp_path: Path) -> None:
     with pytest.raises(UnsafeDestinationError):
         atomic_write_private(link, b"five")
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_huge_tool_input_is_referenced_too(tmp_path: Path) -> None:
+    import json
+
+    app = make_app(project_dir(tmp_path), {"compaction.large_file_token_threshold": 1000})
+    arguments = json.dumps({"file_path": "src/big.py", "content": BIG})
+    write = NewPart(PartKind.TOOL_CALL, text=arguments, tool_call_id="toolu_w", tool_name="Write")
+    done = NewPart(PartKind.TOOL_RESULT, text="File created", tool_call_id="toolu_w")
+    with app.project() as storage:
+        cid, _ = ingest(storage, "s1", [new_message(0, "write it"), new_message(1, arguments, parts=[write]),
+                                        new_message(2, "ok", parts=[done])])
+        turns = assemble_context(app, storage, cid, budget_tokens=100_000).messages
+        tool_use = turns[1]["content"][0]
+        assert tool_use["name"] == "Write" and set(tool_use["input"]) == {"lcm_large_input"}
+        assert tool_use["input"]["lcm_large_input"].startswith("[Large file file_")
+        record = storage.large_files.list_files(cid)[0]
+        assert describe(storage, parse_ref(record.file_id), app.config.home).content == arguments  # type: ignore[union-attr]
