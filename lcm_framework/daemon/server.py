@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lcm.daemon")
 OPEN_PATHS = frozenset({"/health"})
+LOG_MAX_BYTES = 5 * 1024 * 1024
 
 
 class BearerAuth:
@@ -131,10 +132,11 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     home = config.home
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = ensure_token(home)
-    logging.basicConfig(
-        filename=str(log_path(home)), level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from logging.handlers import RotatingFileHandler
+
+    handler = RotatingFileHandler(log_path(home), maxBytes=LOG_MAX_BYTES, backupCount=3, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     os.chmod(log_path(home), 0o600)
     port = int(config.get("daemon.port"))
     sock = bind_loopback(port)  # before the pid file: a second daemon on the same port exits here

@@ -126,6 +126,11 @@ def test_cli_start_status_stop(lcm_env: Path) -> None:
         assert status.returncode == 0 and '"healthy": true' in status.stdout
         again = run_lcm("daemon", "start", env=env)  # already running: no second daemon
         assert again.returncode == 0 and f"pid {pid}" in again.stdout
+        restarted = run_lcm("daemon", "restart", env=env)
+        assert restarted.returncode == 0, restarted.stderr
+        new_pid = int((lcm_env / "daemon.pid").read_text().split()[0])
+        assert new_pid != pid and f"pid {new_pid}" in restarted.stdout
+        pid = new_pid
     finally:
         stopped = run_lcm("daemon", "stop", env=env)
     assert stopped.returncode == 0 and "stopped" in stopped.stdout
