@@ -7,7 +7,7 @@ import argparse
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_all_projects, add_json, one_line, parse_since, positive, when
+from .recall_common import add_all_projects, add_json, one_line, positive, when
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import RecallNotFoundError, Scope, grep, project_scopes, resolve_session
+    from ..recall import RecallNotFoundError, Scope, grep, parse_since, project_scopes, resolve_session
     from ..storage.models import SearchMode
 
     since = parse_since(args.since)

@@ -5,12 +5,6 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 
-from ..errors import LcmError
-
-
-class UsageError(LcmError):
-    exit_code = 2
-
 
 def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -30,19 +24,6 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
-
-
-def parse_since(text: str | None) -> datetime | None:
-    """An ISO date or date-time; naive values are UTC."""
-    if text is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--since expects an ISO date or date-time such as 2026-02-17 or 2026-02-17T08:00, got {text!r}"
-        ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def when(moment: datetime | None) -> str:

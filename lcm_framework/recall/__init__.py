@@ -3,7 +3,7 @@
 from .describe import Description, describe
 from .expand import Expansion, Node, expand
 from .grep import GrepResult, Hit, HitGroup, Scope, grep
-from .refs import InvalidReferenceError, RecallNotFoundError, Ref, RefKind, parse_ref
+from .refs import InvalidArgumentError, InvalidReferenceError, RecallNotFoundError, Ref, RefKind, parse_ref, parse_since
 from .scope import project_scopes, resolve_session
 from .search import Ranked, search
 from .verify import VerifyReport, reachable_messages, verify
@@ -14,6 +14,7 @@ __all__ = [
     "GrepResult",
     "Hit",
     "HitGroup",
+    "InvalidArgumentError",
     "InvalidReferenceError",
     "Node",
     "Ranked",
@@ -26,6 +27,7 @@ __all__ = [
     "expand",
     "grep",
     "parse_ref",
+    "parse_since",
     "project_scopes",
     "reachable_messages",
     "resolve_session",

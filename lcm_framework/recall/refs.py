@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
 
 from ..compaction.ids import FILE_PREFIX, MESSAGE_PREFIX, SUMMARY_PREFIX, message_ref
@@ -28,6 +29,12 @@ class InvalidReferenceError(LcmError):
     exit_code = 2
 
 
+class InvalidArgumentError(LcmError):
+    """A recall argument (such as a date) that cannot be understood."""
+
+    exit_code = 2
+
+
 class RecallNotFoundError(LcmError):
     """The id or session does not exist in the searched project(s)."""
 
@@ -40,6 +47,19 @@ class Ref:
     @property
     def message_id(self) -> int:
         return int(self.text[len(MESSAGE_PREFIX) :])
+
+
+def parse_since(text: str | None) -> datetime | None:
+    """An ISO date or date-time (``Z`` allowed); naive values are UTC."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidArgumentError(
+            f"since expects an ISO date or date-time such as 2026-02-17 or 2026-02-17T08:00, got {text!r}"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def parse_ref(text: str) -> Ref:
@@ -55,4 +75,13 @@ def parse_ref(text: str) -> Ref:
     )
 
 
-__all__ = ["InvalidReferenceError", "RecallNotFoundError", "Ref", "RefKind", "message_ref", "parse_ref"]
+__all__ = [
+    "InvalidArgumentError",
+    "InvalidReferenceError",
+    "RecallNotFoundError",
+    "Ref",
+    "RefKind",
+    "message_ref",
+    "parse_ref",
+    "parse_since",
+]

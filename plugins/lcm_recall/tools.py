@@ -46,8 +46,7 @@ def _hit(hit: Any) -> dict[str, Any]:
 
 
 def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.cli.recall_common import parse_since
-    from lcm_framework.recall import RecallNotFoundError, Scope, grep, project_scopes, resolve_session
+    from lcm_framework.recall import RecallNotFoundError, Scope, grep, parse_since, project_scopes, resolve_session
     from lcm_framework.storage.models import SearchMode
 
     pattern = _text(args, "pattern")
