@@ -167,13 +167,9 @@ class DaemonService:
         for the ingest (hooks stay fast whatever the transcript's size).
         """
         project = hook_project(payload)
-        transcript = _text(payload.get("transcript_path"))
-        if transcript is not None:
-            path = Path(transcript)
-            if not path.is_absolute():
-                raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
-            if not await self.run(path.exists):
-                raise TranscriptError("the transcript named by the hook does not exist")
+        path = hook_transcript(payload)
+        if path is not None and not await self.run(path.exists):
+            raise TranscriptError("the transcript named by the hook does not exist")
         stored = await self.run(_capture, self.config.home, event, {**payload, "project": str(project)})
         self.wake_consumer()
         return {"event": event, "project": str(project), "queued": stored.seq}
@@ -183,13 +179,10 @@ class DaemonService:
         action, compact_mode = HOOK_EVENTS.get(event, ("ingest", None))
         project = hook_project(payload)
         session_id = _text(payload.get("session_id"))
-        transcript = _text(payload.get("transcript_path"))
+        path = hook_transcript(payload)
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
-        if transcript:
-            path = Path(transcript).expanduser()
-            if not path.is_absolute():
-                raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
-            if path.exists():
+        if path is not None:
+            if await self.run(path.exists):
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
                                                 compact_mode=compact_mode, wait=wait))
             elif action != "restore":
@@ -317,6 +310,17 @@ def hook_project(payload: Mapping[str, Any]) -> Path:
         raise DataValidationError("hook payload needs an absolute cwd or project", backend="daemon",
                                   domain="hooks")
     return find_project_root(Path(cwd))
+
+
+def hook_transcript(payload: Mapping[str, Any]) -> Path | None:
+    """The transcript path of a hook event (must be absolute), or ``None`` when it names none."""
+    given = _text(payload.get("transcript_path"))
+    if given is None:
+        return None
+    path = Path(given)
+    if not path.is_absolute():
+        raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
+    return path
 
 
 def _text(value: Any) -> str | None:
