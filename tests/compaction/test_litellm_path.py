@@ -34,7 +34,7 @@ def test_litellm_empty_response_falls_back_to_truncation(tmp_path: Path) -> None
     app = make_app(project_dir(tmp_path), OVERRIDES)
     with app.project() as storage:
         cid, _ = ingest(storage, "s1", texts(20))
-        report = CompactionEngine(app, summarizer=_summarizer(app, "")).compact(storage, cid, Mode.FULL)
+        report = CompactionEngine(app, summarizer=_summarizer(app, "   ")).compact(storage, cid, Mode.FULL)
         assert report.outcomes == {"truncated": report.passes}
         assert any("SummarizerError" in f for f in report.failures)
         assert all(TRUNCATION_MARKER in s.content for s in storage.summaries.list_summaries(cid, depth=0))
