@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
@@ -40,13 +40,6 @@ class PluginInfo:
     hooks: tuple[str, ...] = ()
 
 
-@dataclass
-class Registered:
-    """What one plugin registered, by kind (for ``lcm plugins``)."""
-
-    items: dict[str, list[str]] = field(default_factory=dict)
-
-
 @dataclass(frozen=True, slots=True)
 class LoadFailure:
     name: str
@@ -57,10 +50,17 @@ class LoadFailure:
 class Plugins:
     """A loaded plugin manager plus the registries the core reads."""
 
-    def __init__(self, pm: pluggy.PluginManager, infos: dict[str, PluginInfo], failures: list[LoadFailure]):
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        infos: dict[str, PluginInfo],
+        failures: list[LoadFailure],
+        report: Callable[[str, str, str], None],
+    ):
         self.pm = pm
         self.infos = infos
         self.failures = failures
+        self._report = report
         self._cache: dict[str, dict[str, tuple[Any, str]]] = {}
 
     @property
@@ -75,17 +75,22 @@ class Plugins:
             hook_caller = getattr(self.pm.hook, hook_name)
             for impl in hook_caller.get_hookimpls():
                 owner = self.pm.get_name(impl.plugin) or "?"
+                mine: dict[str, Any] = {}
 
-                def register(*args: Any, _owner: str = owner) -> None:
+                def register(*args: Any, _mine: dict[str, Any] = mine) -> None:
                     item = args if len(args) > 1 else args[0]
-                    name = key(item)
-                    if name in found and found[name][1] != _owner:
-                        raise PluginError(
-                            f"{kind} {name!r} registered by both {found[name][1]!r} and {_owner!r}"
-                        )
-                    found[name] = (item, _owner)
+                    _mine[key(item)] = item
 
-                impl.function(**{a: (register if a == "register" else kwargs[a]) for a in impl.argnames})
+                try:
+                    impl.function(**{a: (register if a == "register" else kwargs[a]) for a in impl.argnames})
+                except Exception as exc:  # one plugin's bug must not take the host down
+                    info = self.infos.get(owner)
+                    self._report(owner, info.distribution if info else "?", f"{hook_name} failed: {exc!r}")
+                    continue
+                for name, item in mine.items():
+                    if name in found:
+                        raise PluginError(f"{kind} {name!r} registered by both {found[name][1]!r} and {owner!r}")
+                    found[name] = (item, owner)
             self._cache[cache_key] = found
         return {name: item for name, (item, _owner) in self._cache[cache_key].items()}
 
@@ -181,7 +186,7 @@ def build_plugins(
             continue
         hooks = tuple(sorted(h.name for h in pm.get_hookcallers(plugin) or []))
         infos[name] = PluginInfo(name, dist, version, hooks)
-    return Plugins(pm, infos, failures)
+    return Plugins(pm, infos, failures, fail)
 
 
 def _constant(obj: object) -> Callable[[], object]:

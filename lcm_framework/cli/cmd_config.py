@@ -7,7 +7,7 @@ import argparse
 from ..app import App
 from ..config import SETTINGS
 from ..config.files import set_key
-from ..config.resolve import check_value
+from ..config.resolve import check_value, display_value, load_config
 from ..errors import ConfigError
 from ..extensions import CommandSpec
 from .output import print_json, print_table
@@ -15,9 +15,14 @@ from .output import print_json, print_table
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    get = sub.add_parser("get", help="print one key's effective value")
+    get = sub.add_parser(
+        "get",
+        help="print one key's value",
+        description="Without --effective: the value the configuration files give (or the default). "
+        "With --effective: the value this run uses, after LCM_* variables and --set flags.",
+    )
     get.add_argument("key")
-    get.add_argument("--effective", action="store_true", help="the resolved value (default)")
+    get.add_argument("--effective", action="store_true", help="include LCM_* variables and --set flags")
     get.add_argument("--show-source", action="store_true", help="also print where the value came from")
     get.add_argument("--json", action="store_true")
     st = sub.add_parser("set", help="write a key to the global or project file")
@@ -30,7 +35,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="write .lcm/config.toml in the project root")
     un = sub.add_parser("unset", help="remove a key from the global or project file")
     un.add_argument("key")
-    un.add_argument("--project", dest="scope", action="store_const", const="project", default="global")
+    unscope = un.add_mutually_exclusive_group()
+    unscope.add_argument("--global", dest="scope", action="store_const", const="global",
+                         help="edit $LCM_HOME/config.toml (default)")
+    unscope.add_argument("--project", dest="scope", action="store_const", const="project",
+                         help="edit .lcm/config.toml in the project root")
     ls = sub.add_parser("list", help="every key with its effective value and source")
     ls.add_argument("--json", action="store_true")
 
@@ -48,6 +57,8 @@ def run(args: argparse.Namespace, app: App) -> int:
     config = app.config
     if args.action == "get":
         _require_key(args.key)
+        if not args.effective:
+            config = load_config(project=config.project_root, env=config.env, files_only=True)
         shown = config.display(args.key)
         if args.json:
             print_json({"key": args.key, "value": shown, "source": config.source(args.key)})
@@ -60,7 +71,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         value = check_value(args.key, args.value, "command line")
         path = config.project_file if args.scope == "project" else config.global_file
         set_key(path, args.key, value)
-        print(f"{args.key} = {config.display(args.key) if SETTINGS[args.key].secret else value!r} -> {path}")
+        print(f"{args.key} = {display_value(SETTINGS[args.key], value)} -> {path}")
     elif args.action == "unset":
         _require_key(args.key)
         path = config.project_file if args.scope == "project" else config.global_file

@@ -67,11 +67,12 @@ def run(args: argparse.Namespace, app: App) -> int:
                 r["name"],
                 r["distribution"],
                 r["version"],
+                ", ".join(h.removeprefix("lcm_") for h in r["hooks"]),
                 "; ".join(f"{k}: {', '.join(v)}" for k, v in r["registered"].items()),
             )
             for r in rows
         ]
-        print_table(table, ["plugin", "distribution", "version", "registered"])
+        print_table(table, ["plugin", "distribution", "version", "hooks", "registered"])
     for f in failures:
         print(f"failed: {f['name']} ({f['distribution']}): {f['error']}")
     return 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..fsutil import atomic_write_private
 from ..paths import ensure_private_dir
 
 
@@ -29,7 +29,4 @@ def set_key(path: Path, key: str, value: Any) -> None:
     else:
         body[name] = value
     ensure_private_dir(path.parent)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    atomic_write_private(path, tomli_w.dumps(data).encode("utf-8"))

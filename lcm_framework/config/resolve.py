@@ -58,7 +58,18 @@ def display_value(setting: Setting, value: Any) -> str:
         return mask_secret(str(value))
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and "://" in value:
+        return mask_url_credentials(value)
     return str(value)
+
+
+def mask_url_credentials(value: str) -> str:
+    """Hide the user-info part of a URL (``scheme://user:pass@host`` -> ``scheme://***@host``)."""
+    scheme, rest = value.split("://", 1)
+    authority, slash, tail = rest.partition("/")
+    if "@" not in authority:
+        return value
+    return f"{scheme}://***@{authority.rsplit('@', 1)[1]}{slash}{tail}"
 
 
 def mask_secret(value: str) -> str:
@@ -76,8 +87,13 @@ def load_config(
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    files_only: bool = False,
 ) -> Config:
-    """Resolve every key. ``overrides`` are command-line flags (highest precedence)."""
+    """Resolve every key. ``overrides`` are command-line flags (highest precedence).
+
+    ``files_only`` stops after the configuration files (what ``lcm config get`` shows
+    without ``--effective``): no ``LCM_*`` variables but ``LCM_HOME``, no flags.
+    """
     environ = dict(os.environ if env is None else env)
     home = lcm_home(environ)
     root = (project or find_project_root(cwd or Path.cwd())).resolve()
@@ -87,6 +103,8 @@ def load_config(
         for key, raw in read_config_file(path).items():
             values[key] = Resolved(check_value(key, raw, f"{label} file {path}"), f"{label}:{path}")
 
+    if files_only:
+        return Config(home=home, project_root=root, values=values, env=environ)
     for key, setting in SETTINGS.items():
         for name in setting.env:
             if name in environ:

@@ -11,7 +11,6 @@ where that is a failure.
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 
 from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
 from lcm_framework.storage.models import ProjectRef
+from tests.conftest import skip_or_fail
 
 from . import harnesses
 from .harnesses import HarnessUnavailable
@@ -34,9 +34,7 @@ def factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StorageB
         cm = module.make_factory(tmp_path)
         made = cm.__enter__()
     except HarnessUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"backend harness {request.param!r} unavailable under CI: {exc}")
-        pytest.skip(f"backend harness {request.param!r} unavailable: {exc}")
+        skip_or_fail(f"backend harness {request.param!r} unavailable: {exc}")
     try:
         yield made
     finally:

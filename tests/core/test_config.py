@@ -113,8 +113,16 @@ def test_cli_config_round_trip(tmp_path: Path) -> None:
     assert {"key": "daemon.port", "value": "4111"}.items() <= next(
         r for r in listing if r["key"] == "daemon.port"
     ).items()
-    flag = run_lcm("--set", "daemon.port=5000", "config", "get", "daemon.port", "--show-source", cwd=root)
+    flag = run_lcm(
+        "--set", "daemon.port=5000", "config", "get", "daemon.port", "--effective", "--show-source", cwd=root
+    )
     assert flag.stdout.split() == ["5000", "(flag)"]
+    env = run_lcm("config", "get", "daemon.port", "--effective", cwd=root, env={"LCM_DAEMON_PORT": "6000"})
+    assert env.stdout.strip() == "6000"
+    files = run_lcm("config", "get", "daemon.port", "--show-source", cwd=root, env={"LCM_DAEMON_PORT": "6000"})
+    assert files.stdout.startswith("4111") and "project:" in files.stdout
+    assert run_lcm("config", "unset", "daemon.port", "--project", cwd=root).returncode == 0
+    assert run_lcm("config", "get", "daemon.port", cwd=root).stdout.strip() == "3737"
 
 
 def test_cli_refuses_unknown_key_and_bad_value(tmp_path: Path) -> None:
@@ -130,3 +138,9 @@ def test_cli_never_prints_secret(tmp_path: Path) -> None:
     out = run_lcm("config", "list", cwd=tmp_path, env=env)
     assert "s3cr3t-pass" not in out.stdout + out.stderr
     assert "env:LCM_POSTGRES_URL" in out.stdout
+    written = run_lcm("config", "set", "postgresql.url", "postgresql://lcm:s3cr3t-pass@db/lcm", cwd=tmp_path)
+    assert written.returncode == 0 and "s3cr3t-pass" not in written.stdout and "db" in written.stdout
+    api = run_lcm("config", "set", "summarizer.api_base", "http://me:t0psecret@llm.local:8080/v1", cwd=tmp_path)
+    assert "t0psecret" not in api.stdout and "llm.local:8080/v1" in api.stdout
+    listed = run_lcm("config", "list", cwd=tmp_path)
+    assert "t0psecret" not in listed.stdout and "s3cr3t-pass" not in listed.stdout

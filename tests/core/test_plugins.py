@@ -38,6 +38,13 @@ from lcm_framework.hookspecs import hookimpl
 def lcm_register_commands(register, not_a_hook_argument):
     pass
 '''
+RAISES_IN_HOOK = '''
+from lcm_framework.hookspecs import hookimpl
+
+@hookimpl
+def lcm_register_commands(register):
+    raise RuntimeError("hook exploded")
+'''
 UNKNOWN_HOOK = '''
 from lcm_framework.hookspecs import hookimpl
 
@@ -82,6 +89,18 @@ def test_broken_plugins_are_reported_with_distribution_and_skipped(third_party: 
     good = [p for p in data["plugins"] if p["name"] == "tp_good"]
     assert good and good[0]["registered"] == {"commands": ["hello"]}
     assert good[0]["distribution"] == "lcm-thirdparty" and good[0]["version"] == "1.0"
+
+
+def test_plugin_raising_inside_its_hook_is_skipped_and_reported(tmp_path: Path) -> None:
+    site = make_distribution(
+        tmp_path / "site2", "lcm-raiser", {"tp_raiser": RAISES_IN_HOOK}, {"tp_raiser": "tp_raiser"}
+    )
+    result = run_lcm("config", "get", "daemon.port", env=_env(site))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "3737"
+    assert "skipping plugin 'tp_raiser' from lcm-raiser" in result.stderr and "hook exploded" in result.stderr
+    strict = run_lcm("config", "get", "daemon.port", env=_env(site, LCM_STRICT_PLUGINS="1"))
+    assert strict.returncode != 0 and "hook exploded" in strict.stderr and "Traceback" not in strict.stderr
 
 
 def test_strict_mode_makes_a_broken_plugin_fatal(third_party: Path) -> None:
