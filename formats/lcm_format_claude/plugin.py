@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lcm_framework.hookspecs import hookimpl
-from lcm_framework.transcripts.contracts import TranscriptFormat
 
-from .format import FORMAT
+if TYPE_CHECKING:
+    from lcm_framework.transcripts.contracts import TranscriptFormat
+
+# The format module (and the storage records it builds) is imported on first use,
+# keeping `lcm --help` fast.
 
 
 @hookimpl
 def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
+    from .format import FORMAT
+
     register(FORMAT)
 
 
 @hookimpl
 def lcm_sniff_format(head: Sequence[Any]) -> str | None:
+    from .format import FORMAT
+
     return FORMAT.identity.identifier if FORMAT.sniff(head) else None
