@@ -52,7 +52,7 @@ CREATE TABLE messages (
     content_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, left(content, 100000))) STORED,
     CONSTRAINT messages_conversation_seq_key UNIQUE (conversation_id, seq)
 );
-CREATE INDEX messages_project_created_idx ON messages (project_id, created_at);
+CREATE INDEX messages_project_created_idx ON messages (project_id, created_at, message_id);
 CREATE INDEX messages_tsv_idx ON messages USING gin (content_tsv);
 CREATE INDEX messages_trgm_idx ON messages USING gin (content gin_trgm_ops);
 
@@ -153,7 +153,7 @@ CREATE TABLE memories (
     updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     content_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, left(content, 100000))) STORED
 );
-CREATE INDEX memories_project_idx ON memories (project_id, created_at);
+CREATE INDEX memories_project_idx ON memories (project_id, created_at, memory_id);
 CREATE INDEX memories_tsv_idx ON memories USING gin (content_tsv);
 CREATE INDEX memories_trgm_idx ON memories USING gin (content gin_trgm_ops);
 
