@@ -198,8 +198,8 @@ def project_stats(app: App) -> list[dict[str, Any]]:
 
 def status_snapshot(app: App) -> dict[str, Any]:
     """One screen: daemon, backend, projects, outbox backlog."""
-    from .cli.output import to_jsonable
     from .daemon.lifecycle import state
+    from .jsonable import to_jsonable
     from .outbox import OutboxError, read_backlog
 
     port = int(app.config.get("daemon.port"))

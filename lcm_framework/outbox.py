@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import LcmError
+
 SCHEMA_VERSION = 1
 TRANSPORT_VERSION = 1
 MAX_PAYLOAD_BYTES = 64 * 1024
@@ -49,7 +51,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 }
 
 
-class OutboxError(Exception):
+class OutboxError(LcmError):
     """The outbox file could not be opened or written (never carries SQL or paths of other users)."""
 
 

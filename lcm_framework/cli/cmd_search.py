@@ -41,7 +41,7 @@ def run(args: argparse.Namespace, app: App) -> int:
 
 
 def _row(r: object) -> dict[str, object]:
-    from .output import to_jsonable
+    from ..jsonable import to_jsonable
 
     data = to_jsonable(r)
     return {"project_id": data["project_id"], **data["hit"], "covered_by": data["covered_by"]}

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
 from collections.abc import Sequence
-from datetime import datetime
-from enum import Enum
 from typing import Any, TextIO
 
-
-def to_jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in value]
-    return value
+from ..jsonable import to_jsonable
 
 
 def print_json(value: Any, out: TextIO | None = None) -> None:

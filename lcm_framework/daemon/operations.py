@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cli.output import to_jsonable
 from ..errors import LcmError, NotFoundError, StorageUnavailableError
+from ..jsonable import to_jsonable
 from ..storage.models import ContextItemKind, Summary
 
 if TYPE_CHECKING:

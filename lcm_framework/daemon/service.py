@@ -255,7 +255,7 @@ class DaemonService:
             return {"error": str(exc)}
         if found is None:
             return None
-        from ..cli.output import to_jsonable
+        from ..jsonable import to_jsonable
 
         return dict(to_jsonable(found))
 

@@ -95,7 +95,7 @@ def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.cli.output import to_jsonable
+    from lcm_framework.jsonable import to_jsonable
     from lcm_framework.recall import describe, parse_ref, project_scopes
 
     ref = parse_ref(_text(args, "id"))
@@ -113,7 +113,7 @@ def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_expand(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.cli.output import to_jsonable
+    from lcm_framework.jsonable import to_jsonable
     from lcm_framework.recall import expand, parse_ref, project_scopes
 
     ref = parse_ref(_text(args, "id"))
