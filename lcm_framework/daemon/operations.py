@@ -76,15 +76,17 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
-    """The assembled context (summaries then fresh tail) of a session, within ``budget_tokens``."""
-    from ..assembly import assemble
+    """The assembled context of a session within ``budget_tokens``, as ``lcm context`` gives it.
 
-    budget = budget_tokens or int(app.config.get("compaction.context_budget_tokens"))
+    Same assembly as the CLI (``assemble_context``): ``compaction.*`` settings,
+    blocks above the large-file threshold become file references.
+    """
+    from ..assembly import assemble_context
+
     conversation_id = session_conversation(storage, session_id)
     if conversation_id is None:
         return {"session_id": session_id, "conversation_id": None, "messages": []}
-    assembled = assemble(storage, conversation_id, budget=budget,
-                         fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
+    assembled = assemble_context(app, storage, conversation_id, budget_tokens=budget_tokens)
     return {"session_id": session_id, **assembled.as_json()}
 
 

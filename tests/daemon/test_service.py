@@ -119,3 +119,32 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
         await service.close()
 
     asyncio.run(scenario())
+
+
+def test_context_route_gives_the_cli_context_with_large_file_references(lcm_env: Path, tmp_path: Path) -> None:
+    import json
+
+    from tests.conftest import run_lcm
+
+    project, transcript = make_project(tmp_path / "big")
+    threshold = {"compaction.large_file_token_threshold": 100}
+    service = DaemonService(load_config(project=project, overrides=threshold), build_plugins(), threshold)
+
+    async def scenario() -> dict[str, object]:
+        async with await _client(service) as client:
+            ingested = await client.post("/ingest", json={
+                "project": str(project), "path": str(transcript), "session_id": SESSION, "compact": "none"})
+            assert ingested.status_code == 200, ingested.text
+            ctx = await client.post("/context", json={"project": str(project), "session_id": SESSION,
+                                                      "budget_tokens": 1_000_000})
+            assert ctx.status_code == 200, ctx.text
+        await service.close()
+        found: dict[str, object] = ctx.json()
+        return found
+
+    daemon_context = asyncio.run(scenario())
+    assert "[Large file file_" in json.dumps(daemon_context)
+    cli = run_lcm("--set", "compaction.large_file_token_threshold=100", "context", SESSION, "--budget", "1000000",
+                  "--json", cwd=project)
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == daemon_context
