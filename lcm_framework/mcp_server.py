@@ -58,7 +58,7 @@ def tool_function(app: App, capability: Capability) -> Any:
         try:
             result = await anyio.to_thread.run_sync(capability.handler, app, args)
         except LcmError as exc:
-            return json.dumps({"error": str(exc)})
+            return json.dumps({"error": str(exc), "code": str(getattr(exc, "code", None) or type(exc).__name__)})
         text = json.dumps(result, ensure_ascii=False, default=str)
         if len(text) > MAX_RESULT_CHARS:
             text = json.dumps({"error": f"result too large ({len(text)} characters): lower limit or token_cap"})

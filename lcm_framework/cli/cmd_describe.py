@@ -17,18 +17,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import RecallNotFoundError, describe, parse_ref, project_scopes
+    from ..recall import describe, find_all, parse_ref
 
-    ref = parse_ref(args.id)
-    found = []
-    with project_scopes(app, args.all_projects) as scopes:
-        for storage in scopes:
-            item = describe(storage, ref, app.config.home)
-            if item is not None:
-                found.append(item)
-    if not found:
-        where = "any project under $LCM_HOME" if args.all_projects else "this project (try --all-projects)"
-        raise RecallNotFoundError(f"{ref.text} is not in {where}")
+    found = find_all(app, parse_ref(args.id), lambda storage, ref: describe(storage, ref, app.config.home),
+                     all_projects=args.all_projects)
     if args.json:
         print_json(found if args.all_projects else found[0])
         return 0

@@ -22,19 +22,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import RecallNotFoundError, expand, parse_ref, project_scopes
+    from ..recall import expand, find_all, parse_ref
 
-    ref = parse_ref(args.id)
     cap = args.token_cap or int(app.config.get("compaction.max_expand_tokens"))
-    found = []
-    with project_scopes(app, args.all_projects) as scopes:
-        for storage in scopes:
-            result = expand(storage, ref, depth=args.depth, include_messages=args.include_messages, token_cap=cap)
-            if result is not None:
-                found.append(result)
-    if not found:
-        where = "any project under $LCM_HOME" if args.all_projects else "this project (try --all-projects)"
-        raise RecallNotFoundError(f"{ref.text} is not in {where}")
+    found = find_all(app, parse_ref(args.id), lambda storage, ref: expand(
+        storage, ref, depth=args.depth, include_messages=args.include_messages, token_cap=cap,
+    ), all_projects=args.all_projects)
     if args.json:
         print_json(found if args.all_projects else found[0])
         return 0

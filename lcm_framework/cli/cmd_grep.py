@@ -23,23 +23,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import RecallNotFoundError, Scope, grep, parse_since, project_scopes, resolve_session
+    from ..recall import Scope, grep_all, parse_since
     from ..storage.models import SearchMode
 
-    since = parse_since(args.since)
-    results = []
-    with project_scopes(app, args.all_projects) as scopes:
-        for storage in scopes:
-            cids = None
-            if args.session:
-                try:
-                    cids = [c.conversation_id for c in resolve_session(storage, args.session)]
-                except RecallNotFoundError:
-                    if args.all_projects:
-                        continue
-                    raise
-            results.append(grep(storage, args.pattern, mode=SearchMode(args.mode), scope=Scope(args.scope),
-                                conversation_ids=cids, since=since, limit=args.limit))
+    results = grep_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
+                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=parse_since(args.since),
+                       limit=args.limit)
     if args.json:
         print_json(results if args.all_projects else results[0])
         return 0 if any(r.total for r in results) else 1

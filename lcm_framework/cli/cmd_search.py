@@ -18,24 +18,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import project_scopes, search
+    from ..recall import search_all
 
-    ranked = []
-    with project_scopes(app, args.all_projects) as scopes:
-        for storage in scopes:
-            ranked.extend(search(storage, args.query, limit=args.limit))
-    ranked.sort(key=lambda r: (-r.hit.score, -r.hit.created_at.timestamp(), r.hit.id))
-    ranked = ranked[: args.limit]
+    ranked = search_all(app, args.query, all_projects=args.all_projects, limit=args.limit)
     if args.json:
-        print_json([{**_row(r), "rank": n} for n, r in enumerate(ranked, start=1)])
+        print_json([_row(r) for r in ranked])
         return 0 if ranked else 1
     if not ranked:
         print(f"nothing found for {args.query!r}")
         return 1
-    for n, r in enumerate(ranked, start=1):
+    for r in ranked:
         covered = f"  (in {', '.join(r.covered_by)})" if r.covered_by else ""
         where = f" [{r.project_id[:8]}]" if args.all_projects else ""
-        print(f"{n:>3}. {r.hit.id}{where}  {when(r.hit.created_at)}  score {r.hit.score:.3g}{covered}")
+        print(f"{r.rank:>3}. {r.hit.id}{where}  {when(r.hit.created_at)}  score {r.hit.score:.3g}{covered}")
         print(f"     {one_line(r.hit.snippet)}")
     return 0
 
@@ -44,7 +39,7 @@ def _row(r: object) -> dict[str, object]:
     from ..jsonable import to_jsonable
 
     data = to_jsonable(r)
-    return {"project_id": data["project_id"], **data["hit"], "covered_by": data["covered_by"]}
+    return {"project_id": data["project_id"], **data["hit"], "covered_by": data["covered_by"], "rank": data["rank"]}
 
 
 COMMAND = CommandSpec(

@@ -28,6 +28,7 @@ from ..errors import (
     TranscriptError,
     UnsupportedCapabilityError,
 )
+from ..recall.refs import RecallNotFoundError
 from .bodies import BadRequest
 from .files import ensure_token, log_path, pid_path
 from .routes import routes
@@ -66,7 +67,7 @@ def error_status(exc: BaseException) -> tuple[int, str]:
     """HTTP status and code of an error; messages of LcmError are already sanitized."""
     table: tuple[tuple[type[BaseException], int], ...] = (
         (BadRequest, 400), (DataValidationError, 400), (ConfigError, 400), (NotFoundError, 404),
-        (ConflictError, 409), (TranscriptError, 422), (UnsupportedCapabilityError, 501),
+        (RecallNotFoundError, 404), (ConflictError, 409), (TranscriptError, 422), (UnsupportedCapabilityError, 501),
         (StorageUnavailableError, 503), (StorageError, 500), (LcmError, 500),
     )
     if isinstance(exc, LcmError) and not isinstance(exc, StorageError) and exc.exit_code == 2:

@@ -38,6 +38,14 @@ class InvalidArgumentError(LcmError):
 class RecallNotFoundError(LcmError):
     """The id or session does not exist in the searched project(s)."""
 
+    code = "not_found"
+
+
+class SessionNotFoundError(RecallNotFoundError):
+    """No session has this id or prefix in the searched project(s)."""
+
+    code = "session_not_found"
+
 
 @dataclass(frozen=True, slots=True)
 class Ref:
@@ -81,6 +89,7 @@ __all__ = [
     "RecallNotFoundError",
     "Ref",
     "RefKind",
+    "SessionNotFoundError",
     "message_ref",
     "parse_ref",
     "parse_since",

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
-from .refs import RecallNotFoundError
+from .refs import RecallNotFoundError, SessionNotFoundError
 
 if TYPE_CHECKING:
     from ..app import App
@@ -44,4 +44,4 @@ def resolve_session(storage: ProjectStorage, session: str) -> list[Conversation]
         raise RecallNotFoundError(
             f"session prefix {session!r} is ambiguous: {', '.join(matches[:5])}{' ...' if len(matches) > 5 else ''}"
         )
-    raise RecallNotFoundError(f"no session {session!r} in this project (`lcm grep` or `lcm search` list sessions)")
+    raise SessionNotFoundError(f"no session {session!r} in this project (`lcm grep` or `lcm search` list sessions)")

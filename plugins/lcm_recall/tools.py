@@ -46,7 +46,7 @@ def _hit(hit: Any) -> dict[str, Any]:
 
 
 def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.recall import RecallNotFoundError, Scope, grep, parse_since, project_scopes, resolve_session
+    from lcm_framework.recall import Scope, grep_all, parse_since
     from lcm_framework.storage.models import SearchMode
 
     pattern = _text(args, "pattern")
@@ -55,76 +55,59 @@ def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
         scope = Scope(args.get("scope") or "both")
     except ValueError as exc:
         raise ToolArgumentError(str(exc)) from None
-    limit = _int(args, "limit", 20, 1, MAX_LIMIT)
-    since = parse_since(args.get("since"))
     session = args.get("session")
-    projects = []
-    with project_scopes(app, bool(args.get("all_projects"))) as scopes:
-        for storage in scopes:
-            cids = None
-            if session:
-                try:
-                    cids = [c.conversation_id for c in resolve_session(storage, str(session))]
-                except RecallNotFoundError:
-                    continue
-            result = grep(storage, pattern, mode=mode, scope=scope, conversation_ids=cids, since=since, limit=limit)
-            if result.total:
-                projects.append({
-                    "project_id": result.project_id,
-                    "groups": [{"summary_id": g.summary_id, "hits": [_hit(h) for h in g.hits]} for g in result.groups],
-                    "summary_hits": [_hit(h) for h in result.summary_hits],
-                })
+    if session is not None and not isinstance(session, str):
+        raise ToolArgumentError("session must be text")
+    results = grep_all(app, pattern, all_projects=bool(args.get("all_projects")), session=session or None,
+                       mode=mode, scope=scope, since=parse_since(args.get("since")),
+                       limit=_int(args, "limit", 20, 1, MAX_LIMIT))
+    projects = [{
+        "project_id": result.project_id,
+        "groups": [{"summary_id": g.summary_id, "hits": [_hit(h) for h in g.hits]} for g in result.groups],
+        "summary_hits": [_hit(h) for h in result.summary_hits],
+    } for result in results if result.total]
     return {"pattern": pattern, "mode": mode.value, "scope": scope.value, "projects": projects,
             "hint": "lcm_expand a summary_id with include_messages=true, or lcm_describe a msg_ id, for verbatim text"}
 
 
 def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.recall import project_scopes, search
+    from lcm_framework.recall import search_all
 
     query = _text(args, "query")
-    limit = _int(args, "limit", 10, 1, MAX_LIMIT)
-    ranked = []
-    with project_scopes(app, bool(args.get("all_projects"))) as scopes:
-        for storage in scopes:
-            ranked.extend(search(storage, query, limit=limit))
-    ranked.sort(key=lambda r: (-r.hit.score, -r.hit.created_at.timestamp(), r.hit.id))
+    ranked = search_all(app, query, all_projects=bool(args.get("all_projects")),
+                        limit=_int(args, "limit", 10, 1, MAX_LIMIT))
     return {"query": query, "results": [
-        {"rank": n, "project_id": r.project_id, **_hit(r.hit), "covered_by": list(r.covered_by)}
-        for n, r in enumerate(ranked[:limit], start=1)
+        {"rank": r.rank, "project_id": r.project_id, **_hit(r.hit), "covered_by": list(r.covered_by)}
+        for r in ranked
     ]}
 
 
 def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
     from lcm_framework.jsonable import to_jsonable
-    from lcm_framework.recall import describe, parse_ref, project_scopes
+    from lcm_framework.recall import describe, find_all, parse_ref
 
     ref = parse_ref(_text(args, "id"))
     max_chars = _int(args, "max_chars", 50_000, 100, MAX_CONTENT_CHARS)
     found = []
-    with project_scopes(app, bool(args.get("all_projects"))) as scopes:
-        for storage in scopes:
-            item = describe(storage, ref, app.config.home)
-            if item is not None:
-                data = to_jsonable(item)
-                data["content_truncated"] = len(item.content) > max_chars
-                data["content"] = item.content[:max_chars]
-                found.append(data)
+    for item in find_all(app, ref, lambda storage, ref: describe(storage, ref, app.config.home),
+                         all_projects=bool(args.get("all_projects"))):
+        data = to_jsonable(item)
+        data["content_truncated"] = len(item.content) > max_chars
+        data["content"] = item.content[:max_chars]
+        found.append(data)
     return {"id": ref.text, "found": found}
 
 
 def lcm_expand(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
     from lcm_framework.jsonable import to_jsonable
-    from lcm_framework.recall import expand, parse_ref, project_scopes
+    from lcm_framework.recall import expand, find_all, parse_ref
 
     ref = parse_ref(_text(args, "id"))
     default_cap = int(app.config.get("compaction.max_expand_tokens"))
     cap = _int(args, "token_cap", default_cap, 100, max(default_cap, 100_000))
     depth = _int(args, "depth", 1, 1, 64)
     include = bool(args.get("include_messages"))
-    found = []
-    with project_scopes(app, bool(args.get("all_projects"))) as scopes:
-        for storage in scopes:
-            result = expand(storage, ref, depth=depth, include_messages=include, token_cap=cap)
-            if result is not None:
-                found.append(to_jsonable(result))
-    return {"id": ref.text, "found": found}
+    found = find_all(app, ref, lambda storage, ref: expand(storage, ref, depth=depth, include_messages=include,
+                                                            token_cap=cap),
+                     all_projects=bool(args.get("all_projects")))
+    return {"id": ref.text, "found": to_jsonable(found)}

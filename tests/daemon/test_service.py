@@ -111,6 +111,11 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
             found = await client.post("/grep", json={"project": str(project), "pattern": "CLAUDE.md"})
             assert found.status_code == 200, found.text
             assert found.json()["result"]["projects"], found.text
+            unknown = await client.post("/grep", json={"project": str(project), "pattern": "CLAUDE.md",
+                                                       "session": "no-such-session"})
+            assert unknown.status_code == 404 and unknown.json()["error"] == "session_not_found", unknown.text
+            missing = await client.post("/describe", json={"project": str(project), "id": "sum_0123456789abcdef"})
+            assert missing.status_code == 404 and missing.json()["error"] == "not_found", missing.text
             bad = await client.post("/grep", json={"project": str(project)})
             assert bad.status_code == 400 and "pattern" in bad.json()["message"]
             stats = await client.post("/stats", json={"project": str(project)})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import TextContent
 
 from lcm_framework.compaction import CompactionEngine
 from tests.compaction.helpers import ingest, make_app, project_dir, texts
@@ -35,17 +36,22 @@ async def _session(root: Path, leaf: str) -> dict[str, object]:
     async with Client(params, read_timeout_seconds=60) as client:
         tools = (await client.list_tools()).tools
         out["tools"] = {t.name: t for t in tools}
-        for name, args in (
-            ("lcm_grep", {"pattern": "fact3", "scope": "messages"}),
-            ("lcm_search", {"query": "fact5", "limit": 3}),
-            ("lcm_describe", {"id": leaf}),
-            ("lcm_expand", {"id": leaf, "include_messages": True}),
-            ("lcm_describe", {"id": "not-an-id"}),
-            ("lcm_grep", {"pattern": "nul\u0000byte"}),
+        for key, name, args in (
+            ("lcm_grep", "lcm_grep", {"pattern": "fact3", "scope": "messages"}),
+            ("lcm_search", "lcm_search", {"query": "fact5", "limit": 3}),
+            ("lcm_describe", "lcm_describe", {"id": leaf}),
+            ("lcm_expand", "lcm_expand", {"id": leaf, "include_messages": True}),
+            ("bad", "lcm_describe", {"id": "not-an-id"}),
+            ("nul", "lcm_grep", {"pattern": "nul\u0000byte"}),
+            ("unknown_session", "lcm_grep", {"pattern": "fact3", "session": "no-such-session"}),
+            ("unknown_session_all", "lcm_grep", {"pattern": "fact3", "session": "no-such", "all_projects": True}),
+            ("session_prefix", "lcm_grep", {"pattern": "fact3", "session": "mcp-sess"}),
+            ("unknown_id", "lcm_describe", {"id": "sum_0123456789abcdef"}),
+            ("unknown_expand", "lcm_expand", {"id": "sum_0123456789abcdef"}),
         ):
-            result = await client.call_tool(name, args)
-            key = "bad" if "not-an-id" in str(args) else "nul" if "\u0000" in args.get("pattern", "") else name
-            out[key] = json.loads(result.content[0].text)
+            content = (await client.call_tool(name, args)).content[0]
+            assert isinstance(content, TextContent)
+            out[key] = json.loads(content.text)
         out["invalid"] = await client.call_tool("lcm_grep", {"pattern": "x", "limit": 100_000})
     return out
 
@@ -71,3 +77,12 @@ def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
     assert "error" in out["bad"]  # type: ignore[operator]
     assert "U+0000" in out["nul"]["error"]  # type: ignore[index]
     assert out["invalid"].is_error  # type: ignore[attr-defined]  # limit above the schema maximum
+    # an unknown session or id is the same typed error as in the CLI and the daemon
+    for key in ("unknown_session", "unknown_session_all"):
+        error = out[key]
+        assert error["code"] == "session_not_found" and "no session" in error["error"], error  # type: ignore[index]
+    prefixed = out["session_prefix"]["projects"]  # type: ignore[index]
+    assert prefixed and all(h["id"].startswith("msg_") for p in prefixed for g in p["groups"] for h in g["hits"])
+    for key in ("unknown_id", "unknown_expand"):
+        error = out[key]
+        assert error["code"] == "not_found" and "sum_0123456789abcdef is not in" in error["error"], error  # type: ignore[index]

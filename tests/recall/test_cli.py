@@ -118,6 +118,10 @@ def test_grep_modes_scopes_session_since_and_limit(compacted: Path) -> None:
     assert code == 1 and "no match" in out
     code, _, err = lcm(imported, "grep", "x", "--since", "yesterday")
     assert code == 2 and "ISO" in err
+    code, _, err = lcm(imported, "grep", "CLAUDE", "--session", "no-such-session")
+    assert code == 1 and "no session 'no-such-session' in this project" in err and "Traceback" not in err
+    code, _, err = lcm(imported, "grep", "CLAUDE", "--session", "no-such-session", "--all-projects")
+    assert code == 1 and "no session 'no-such-session' in any project" in err and "Traceback" not in err
 
 
 def test_verify_reports_an_unreachable_message(tmp_path: Path) -> None:
