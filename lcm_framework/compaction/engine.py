@@ -4,7 +4,7 @@ Each pass reads what it needs and calls the summarizer outside any
 transaction, renewing the lease. Summaries, their lineage and the context
 replacements are then written in ONE transaction that first checks the lease
 fence. Consecutive leaf passes of a sweep share one write until
-``FLUSH_AFTER_SECONDS`` of summarizer time (or ``MAX_PENDING`` passes) have
+``FLUSH_AFTER_SECONDS`` of summarizer time (or ``settings.max_pending_passes``) have
 accumulated: with a fast summarizer a whole sweep is written at once, which lets
 the context replacements run last-first and shift only the rows after them;
 with an LLM at most ~30 s of summarization is ever at risk.
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 EXCERPT_CHARS = 24_000
 FLUSH_AFTER_SECONDS = 30.0
-MAX_PENDING = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +358,7 @@ class _Run:
         self.texts[record.summary_id] = record.content
         self.model.replace(span, record.summary_id, record.token_count)
         self.unflushed_seconds += time.perf_counter() - started
-        if len(self.pending) >= MAX_PENDING or self.unflushed_seconds >= FLUSH_AFTER_SECONDS:
+        if len(self.pending) >= self.settings.max_pending_passes or self.unflushed_seconds >= FLUSH_AFTER_SECONDS:
             self.flush()
         return PassResult(record.summary_id, span.depth, before, record.token_count)
 

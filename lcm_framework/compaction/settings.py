@@ -31,6 +31,7 @@ class CompactionSettings:
     truncate_tokens: int = 512
     temperature: float = 0.2
     large_file_token_threshold: int = 25_000
+    max_pending_passes: int = 2000  # leaf passes of a sweep sharing one write, at most (not a config key)
 
     @classmethod
     def from_config(cls, config: Config) -> CompactionSettings:

@@ -158,15 +158,17 @@ def test_other_conversations_are_not_blocked(tmp_path: Path) -> None:
         assert CompactionEngine(app).compact(storage, second, Mode.FULL, wait_seconds=0).action_taken
 
 
-def test_small_write_batches_give_the_same_dag_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lcm_framework.compaction import engine as engine_module
+def test_small_write_batches_give_the_same_dag_shape(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from lcm_framework.compaction import CompactionSettings
     from tests.compaction.test_lossless_property import context_messages
 
-    monkeypatch.setattr(engine_module, "MAX_PENDING", 2)
     app, _ = scripted_app(project_dir(tmp_path), {})
+    settings = replace(CompactionSettings.from_config(app.config), max_pending_passes=2)
     with app.project() as storage:
         cid, stored = ingest(storage, "s1", texts(80))
-        report = CompactionEngine(app).compact(storage, cid, Mode.FULL)
+        report = CompactionEngine(app, settings=settings).compact(storage, cid, Mode.FULL)
         assert report.created_by_depth[0] >= 8
         assert context_messages(storage, cid) == [m.message_id for m in stored]
         assert verify(storage).ok
