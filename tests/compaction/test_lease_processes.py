@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -46,18 +47,22 @@ def test_a_killed_compaction_leaves_a_consistent_dag(tmp_path: Path) -> None:
     with app.project() as storage:
         ingest(storage, "shared", texts(200))
     out = tmp_path / "out.json"
-    proc = subprocess.Popen([sys.executable, str(WORKER), str(root), str(out)])
-    started = Path(str(out) + ".started")
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    time.sleep(0.3)
-    proc.kill()
-    proc.wait(timeout=30)
-    assert not out.exists()  # killed before finishing
+    proc = subprocess.Popen([sys.executable, str(WORKER), str(root), str(out), "hang"])
+    committed = Path(str(out) + ".committed")  # touched once a summary is committed; the worker then blocks
+    try:
+        deadline = time.monotonic() + 120
+        while not committed.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert committed.exists(), f"worker never committed a summary (exit status {proc.poll()})"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert not out.exists()  # killed mid-sweep, before its report
     with app.project() as storage:
         cid = storage.conversations.find_conversations("shared")[0].conversation_id
         assert storage.conversations.message_count(cid) == 200
+        assert sum(storage.summaries.count_by_depth(cid).values()) >= 1  # the committed work survives the kill
         assert verify(storage).ok
         lease = storage.coordination.acquire_lease(f"compact:{cid}", "after-the-crash", 60)
         assert lease is None  # the dead holder's lease is still live until its TTL expires
