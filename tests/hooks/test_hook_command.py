@@ -46,10 +46,9 @@ def test_unknown_arguments_never_fail_the_agent(env: dict[str, str]) -> None:
 def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
     payload = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path),
                "hook_event_name": "Stop", "stop_hook_active": False, "extra_blob": "x" * 1000}
-    started = time.monotonic()
-    result = run_hook("Stop", stdin=json.dumps(payload).encode(), env=env)
-    assert result.returncode == 0 and time.monotonic() - started < 10
-    assert b"outbox" in result.stderr
+    result = run_hook("Stop", stdin=json.dumps(payload).encode(), env=env)  # hang guard: run_hook's timeout
+    assert result.returncode == 0 and result.stdout == b""
+    assert b"outbox" in result.stderr and b"Traceback" not in result.stderr
     with Outbox(outbox_path(lcm_env)) as box:
         (event,) = box.events()
     assert event.event == "Stop" and event.processed_at is None

@@ -22,18 +22,16 @@ from tests.conftest import CLAUDE_SESSIONS, OFFLINE_ENV
 from tests.daemon.support import DaemonProcess, free_port
 
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"  # main chain and sidechain records
-HOOK_BUDGET_S = 5.0  # generous for a loaded CI machine; the benchmark measures the real figures
+HANG_GUARD_S = 60  # only catches a hook that hangs; hook latency is measured by benchmarks/bench_hooks.py
 
 
 def hook(event: str, payload: dict[str, object], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "lcm_framework.cli.main", "hook", event], input=json.dumps(payload),
-        env=env, capture_output=True, text=True, timeout=30,
+        env=env, capture_output=True, text=True, timeout=HANG_GUARD_S,
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert time.monotonic() - started < HOOK_BUDGET_S
     return result
 
 

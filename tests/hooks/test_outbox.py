@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from lcm_framework.errors import LcmError
 from lcm_framework.outbox import MAX_BACKOFF_S, SCHEMA_VERSION, Outbox, OutboxError, outbox_path, read_backlog
 
 
@@ -33,8 +34,9 @@ def test_newer_schema_is_refused(lcm_env: Path) -> None:
     db = sqlite3.connect(path)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
-    with pytest.raises(OutboxError, match="newer"):
+    with pytest.raises(OutboxError, match="newer") as refused:
         Outbox(path)
+    assert isinstance(refused.value, LcmError)  # what the CLI prints as a clear error, never a traceback
 
 
 def test_sequence_is_contiguous_across_concurrent_processes(lcm_env: Path) -> None:
