@@ -89,9 +89,10 @@ def test_summarizer_credentials_are_checked_never_printed(project: Path) -> None
         present = check_summarizer(app, {"ANTHROPIC_API_KEY": "sk-ant-secret-value-123"})
     finally:
         app.close()
+    assert "not registered" not in missing.detail, "the built-in litellm summarizer must be registered"
     assert missing.status == "fail" and "ANTHROPIC_API_KEY" in missing.detail
     assert missing.fix and "export ANTHROPIC_API_KEY" in missing.fix
-    assert present.status == "ok"
+    assert present.status == "ok" and present.data["provider"] == "anthropic"
     assert "sk-ant" not in repr(present) and "secret" not in repr(present)
 
 
