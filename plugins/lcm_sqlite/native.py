@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lcm_framework.storage.models import (
@@ -16,7 +16,7 @@ from lcm_framework.storage.models import (
 )
 
 from .clock import from_us, now_us, to_us
-from .scope import Repository
+from .scope import Repository, chunks, marks
 
 _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version, native_session_id, "
             "source_locator, source_ordinal, payload_json, content_sha256, scrubber_version, observed_at, "
@@ -58,19 +58,19 @@ class SqliteNativeTranscripts(Repository):
         with self._op(write=True) as conn:
             current = self._load_checkpoint(conn, source_key)
             same_target = current is not None and _progress(current) == _progress(new_checkpoint)
-            if current != expected:
-                if not same_target:
-                    raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
-                if any(self._existing(conn, r) is None for r in records):
-                    raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
-            inserted = skipped = 0
+            found = self._existing(conn, records)
+            if current != expected and (not same_target or any(r.ingest_key not in found for r in records)):
+                raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
+            fresh: dict[str, NativeRecordInput] = {}
             for record in records:
-                found = self._existing(conn, record)
-                if found is not None:
-                    skipped += 1
-                    continue
-                self._insert(conn, record)
-                inserted += 1
+                earlier = found.get(record.ingest_key) or fresh.get(record.ingest_key)
+                if earlier is None:
+                    fresh[record.ingest_key] = record
+                elif _identity(earlier) != _identity(record):
+                    raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
+            self._insert(conn, fresh.values())
+            inserted = len(fresh)
+            skipped = len(records) - inserted
             if same_target:
                 return NativeBatchResult(inserted, skipped, current)
             stored = dataclasses.replace(new_checkpoint, revision=1 if current is None else current.revision + 1)
@@ -103,22 +103,22 @@ class SqliteNativeTranscripts(Repository):
             check.count("source_ordinal", record.source_ordinal)
             check.optional_count("message_id", record.message_id)
 
-    def _existing(self, conn: sqlite3.Connection, record: NativeRecordInput) -> NativeRecord | None:
-        """The stored record with this ingest key; ConflictError when it differs."""
-        row = conn.execute(f"{_SELECT} WHERE ingest_key = ?", (record.ingest_key,)).fetchone()
-        if row is None:
-            return None
-        stored = _record(row)
-        if _identity(stored) != _identity(record):
-            raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
-        return stored
+    def _existing(self, conn: sqlite3.Connection, records: Sequence[NativeRecordInput]) -> dict[str, NativeRecord]:
+        """The stored records among these ingest keys (one ``IN`` query per chunk), by key."""
+        keys = sorted({r.ingest_key for r in records})
+        found: dict[str, NativeRecord] = {}
+        for group in chunks(keys):
+            for row in conn.execute(f"{_SELECT} WHERE ingest_key IN ({marks(group)})", group):
+                found[row[1]] = _record(row)
+        return found
 
-    def _insert(self, conn: sqlite3.Connection, r: NativeRecordInput) -> None:
-        conn.execute(
+    def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
+        ingested = now_us()
+        conn.executemany(
             f"INSERT INTO native_records ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
-             r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
-             to_us(r.observed_at), now_us(), r.message_id))
+            [(r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
+              r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
+              to_us(r.observed_at), ingested, r.message_id) for r in records])
 
     def _load_checkpoint(self, conn: sqlite3.Connection, source_key: str) -> Checkpoint | None:
         row = conn.execute(f"SELECT {_CHECKPOINT} FROM checkpoints WHERE source_key = ?", (source_key,)).fetchone()
