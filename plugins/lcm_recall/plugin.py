@@ -14,6 +14,24 @@ if TYPE_CHECKING:
 _ALL = {"type": "boolean", "default": False, "description": "Search every project under $LCM_HOME."}
 
 
+def _text(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+def _integer(description: str, minimum: int, maximum: int | None = None, default: int | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    if default is not None:
+        schema["default"] = default
+    return {**schema, "description": description}
+
+
+def _parameters(required: str, **properties: dict[str, Any]) -> dict[str, Any]:
+    """An object schema of ``properties`` (plus ``all_projects``) requiring ``required``."""
+    return {"type": "object", "properties": {**properties, "all_projects": _ALL}, "required": [required]}
+
+
 def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
     def handler(app: App, args: Mapping[str, Any]) -> Any:
         from . import tools
@@ -24,86 +42,55 @@ def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
     return handler
 
 
+def _capability(name: str, description: str, parameters: dict[str, Any]) -> Capability:
+    return Capability(name=name, description=description, parameters=parameters, handler=_lazy(name))
+
+
 CAPABILITIES = (
-    Capability(
-        name="lcm_grep",
-        description=(
-            "Find stored messages and summaries of this project's coding sessions by words or regex. "
-            "Message hits are grouped under the summary that covers them. Use lcm_expand or lcm_describe "
-            "on an id to read the original text verbatim."
+    _capability(
+        "lcm_grep",
+        "Find stored messages and summaries of this project's coding sessions by words or regex. "
+        "Message hits are grouped under the summary that covers them. Use lcm_expand or lcm_describe "
+        "on an id to read the original text verbatim.",
+        _parameters(
+            "pattern",
+            pattern=_text("Words (full_text), an RE2 regex, or a substring."),
+            mode={"type": "string", "enum": ["full_text", "regex", "substring"], "default": "full_text",
+                  "description": "How pattern matches."},
+            scope={"type": "string", "enum": ["messages", "summaries", "both"], "default": "both",
+                   "description": "What to search."},
+            session=_text("Only this session id (or unique prefix)."),
+            since=_text("Only items at or after this ISO date/time."),
+            limit=_integer("Maximum hits per kind.", 1, 200, 20),
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "Words (full_text), an RE2 regex, or a substring."},
-                "mode": {"type": "string", "enum": ["full_text", "regex", "substring"], "default": "full_text",
-                         "description": "How pattern matches."},
-                "scope": {"type": "string", "enum": ["messages", "summaries", "both"], "default": "both",
-                          "description": "What to search."},
-                "session": {"type": "string", "description": "Only this session id (or unique prefix)."},
-                "since": {"type": "string", "description": "Only items at or after this ISO date/time."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20,
-                          "description": "Maximum hits per kind."},
-                "all_projects": _ALL,
-            },
-            "required": ["pattern"],
-        },
-        handler=_lazy("lcm_grep"),
     ),
-    Capability(
-        name="lcm_search",
-        description="Ranked full-text search over stored messages and summaries, best matches first.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "Words to look for."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
-                          "description": "Maximum results."},
-                "all_projects": _ALL,
-            },
-            "required": ["query"],
-        },
-        handler=_lazy("lcm_search"),
+    _capability(
+        "lcm_search",
+        "Ranked full-text search over stored messages and summaries, best matches first.",
+        _parameters("query", query=_text("Words to look for."), limit=_integer("Maximum results.", 1, 200, 10)),
     ),
-    Capability(
-        name="lcm_describe",
-        description=(
-            "Show one summary (sum_...), message (msg_N) or large file (file_...) in full: metadata, lineage "
-            "(source summaries, source messages, covering summaries) and content."
+    _capability(
+        "lcm_describe",
+        "Show one summary (sum_...), message (msg_N) or large file (file_...) in full: metadata, lineage "
+        "(source summaries, source messages, covering summaries) and content.",
+        _parameters(
+            "id",
+            id=_text("sum_<hex>, msg_<number> or file_<hex>."),
+            max_chars=_integer("Cut the content after this many characters.", 100, 200_000, 50_000),
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "sum_<hex>, msg_<number> or file_<hex>."},
-                "max_chars": {"type": "integer", "minimum": 100, "maximum": 200_000, "default": 50_000,
-                              "description": "Cut the content after this many characters."},
-                "all_projects": _ALL,
-            },
-            "required": ["id"],
-        },
-        handler=_lazy("lcm_describe"),
     ),
-    Capability(
-        name="lcm_expand",
-        description=(
-            "Expand a summary id to the summaries it condensed, level by level; with include_messages a leaf "
-            "summary expands to its original messages verbatim. Stops before passing token_cap."
+    _capability(
+        "lcm_expand",
+        "Expand a summary id to the summaries it condensed, level by level; with include_messages a leaf "
+        "summary expands to its original messages verbatim. Stops before passing token_cap.",
+        _parameters(
+            "id",
+            id=_text("A summary id (sum_<hex>) or msg_<number>."),
+            depth=_integer("Levels to descend.", 1, 64, 1),
+            include_messages={"type": "boolean", "default": False,
+                              "description": "Expand leaf summaries to their source messages."},
+            token_cap=_integer("Token cap (default compaction.max_expand_tokens).", 100),
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "A summary id (sum_<hex>) or msg_<number>."},
-                "depth": {"type": "integer", "minimum": 1, "maximum": 64, "default": 1,
-                          "description": "Levels to descend."},
-                "include_messages": {"type": "boolean", "default": False,
-                                     "description": "Expand leaf summaries to their source messages."},
-                "token_cap": {"type": "integer", "minimum": 100,
-                              "description": "Token cap (default compaction.max_expand_tokens)."},
-                "all_projects": _ALL,
-            },
-            "required": ["id"],
-        },
-        handler=_lazy("lcm_expand"),
     ),
 )
 
