@@ -199,8 +199,7 @@ def project_stats(app: App) -> list[dict[str, Any]]:
 def status_snapshot(app: App) -> dict[str, Any]:
     """One screen: daemon, backend, projects, outbox backlog."""
     from .daemon.lifecycle import state
-    from .jsonable import to_jsonable
-    from .outbox import OutboxError, read_backlog
+    from .outbox import backlog_report
 
     port = int(app.config.get("daemon.port"))
     daemon = state(app.config.home, port)
@@ -212,11 +211,7 @@ def status_snapshot(app: App) -> dict[str, Any]:
         projects = [{"project_id": p.project_id, "root": p.root} for p in app.storage.list_projects()]
     except LcmError as exc:
         backend.update(ok=False, state="unavailable", detail=str(exc))
-    try:
-        backlog = read_backlog(app.config.home)
-        outbox: Any = to_jsonable(backlog) if backlog else {"pending": 0, "failing": 0, "processed": 0}
-    except OutboxError as exc:
-        outbox = {"error": str(exc)}
+    outbox = backlog_report(app.config.home) or {"pending": 0, "failing": 0, "processed": 0}
     return {
         "daemon": {"running": daemon.healthy, "pid": daemon.pid, "port": port},
         "backend": backend,

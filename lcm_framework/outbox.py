@@ -19,7 +19,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +235,15 @@ def read_backlog(home: Path) -> Backlog | None:
         return None
     with Outbox(path) as box:
         return box.backlog()
+
+
+def backlog_report(home: Path) -> dict[str, Any] | None:
+    """``read_backlog`` as a JSON-ready dict for status screens; an unreadable outbox gives ``{"error": ...}``."""
+    try:
+        found = read_backlog(home)
+    except OutboxError as exc:
+        return {"error": str(exc)}
+    return asdict(found) if found is not None else None
 
 
 def _uuid4() -> str:

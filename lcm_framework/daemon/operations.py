@@ -135,20 +135,22 @@ def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
     return to_jsonable(found.handler(app, args))
 
 
+def _context_summary_ids(storage: ProjectStorage, conversation_id: int) -> list[str]:
+    return [i.summary_id for i in storage.context.list_items(conversation_id)
+            if i.kind is ContextItemKind.SUMMARY and i.summary_id]
+
+
 def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
     conversation_id = session_conversation(storage, session_id)
     if conversation_id is None:
         return []
-    ids = [i.summary_id for i in storage.context.list_items(conversation_id)
-           if i.kind is ContextItemKind.SUMMARY and i.summary_id]
-    return storage.summaries.get_summaries(ids)
+    return storage.summaries.get_summaries(_context_summary_ids(storage, conversation_id))
 
 
 def _recent_summaries(storage: ProjectStorage, *, exclude_session: str | None, limit: int) -> list[Summary]:
     conversations = [c for c in storage.conversations.list_conversations() if c.session_id != exclude_session]
     for conversation in reversed(conversations):  # newest conversation with summaries wins
-        ids = [i.summary_id for i in storage.context.list_items(conversation.conversation_id)
-               if i.kind is ContextItemKind.SUMMARY and i.summary_id]
+        ids = _context_summary_ids(storage, conversation.conversation_id)
         if ids:
             return storage.summaries.get_summaries(ids)[-limit:]
     return []

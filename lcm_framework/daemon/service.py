@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.to_thread
 
 from ..errors import ConfigError, DataValidationError, LcmError, StorageUnavailableError, TranscriptError
-from ..outbox import Outbox, OutboxError, OutboxEvent, outbox_path
+from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
 
@@ -246,19 +246,6 @@ class DaemonService:
         self.drained_events += done
         return done
 
-    def backlog(self) -> dict[str, Any] | None:
-        try:
-            from ..outbox import read_backlog
-
-            found = read_backlog(self.config.home)
-        except OutboxError as exc:
-            return {"error": str(exc)}
-        if found is None:
-            return None
-        from ..jsonable import to_jsonable
-
-        return dict(to_jsonable(found))
-
     def status(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),
@@ -268,7 +255,7 @@ class DaemonService:
             "projects": self.projects,
             "in_flight": self._in_flight,
             "background_tasks": len(self._tasks),
-            "outbox": self.backlog(),
+            "outbox": backlog_report(self.config.home),
             "drained_events": self.drained_events,
         }
 

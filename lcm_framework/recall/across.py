@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from ..storage.models import SearchMode
-from .grep import GrepResult, Scope, grep
+from .grep import GrepResult, Scope, best_first, grep
 from .refs import RecallNotFoundError, Ref, SessionNotFoundError
 from .scope import project_scopes, resolve_session
 from .search import Ranked, search
@@ -61,7 +61,7 @@ def search_all(app: App, query: str, *, all_projects: bool = False, limit: int =
     with project_scopes(app, all_projects) as scopes:
         for storage in scopes:
             ranked.extend(search(storage, query, limit=limit))
-    ranked.sort(key=lambda r: (-r.hit.score, -r.hit.created_at.timestamp(), r.hit.id))
+    ranked.sort(key=lambda r: best_first(r.hit))
     return [replace(r, rank=n) for n, r in enumerate(ranked[:limit], start=1)]
 
 

@@ -53,6 +53,11 @@ class GrepResult:
         return sum(len(g.hits) for g in self.groups) + len(self.summary_hits)
 
 
+def best_first(hit: SearchHit | Hit) -> tuple[float, float, str]:
+    """Sort key of every recall ranking: higher score, then newer, then id."""
+    return -hit.score, -hit.created_at.timestamp(), hit.id
+
+
 def to_hit(hit: SearchHit) -> Hit:
     ident = message_ref(int(hit.id)) if hit.target is SearchTarget.MESSAGES else hit.id
     kind = "message" if hit.target is SearchTarget.MESSAGES else "summary"
@@ -74,7 +79,7 @@ def lexical(
     hits: list[SearchHit] = []
     for cid in scopes:
         hits.extend(storage.lexical_search.search(SearchQuery(text, mode, target, cid, since, limit)))
-    hits.sort(key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+    hits.sort(key=best_first)
     return hits if limit is None or limit < 0 else hits[:limit]
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UnsupportedCapabilityError
 from ..storage.models import SearchMode, SearchTarget
-from .grep import Hit, lexical, to_hit
+from .grep import Hit, best_first, lexical, to_hit
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
@@ -35,7 +35,7 @@ def search(
             hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
                            since=None, limit=limit)
         found.extend(hits)
-    found.sort(key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+    found.sort(key=best_first)
     found = found[:limit]
     message_ids = [int(h.id) for h in found if h.target is SearchTarget.MESSAGES]
     covering = storage.summaries.summaries_for_messages(message_ids) if message_ids else {}
