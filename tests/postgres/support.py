@@ -16,8 +16,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from lcm_framework.config import Config, load_config
 
 URL_ENV = "LCM_TEST_POSTGRES_URL"
@@ -146,9 +144,10 @@ def database_or_unavailable(exc_type: type[Exception] = Unavailable) -> TestData
 
 def require_database() -> TestDatabase:
     """The test database, or skip (fail under CI=true)."""
+    from tests.conftest import skip_or_fail
+
     try:
         return database_or_unavailable()
     except Unavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"PostgreSQL required under CI: {exc}")
-        pytest.skip(str(exc))
+        skip_or_fail(str(exc))
+        raise

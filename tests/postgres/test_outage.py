@@ -3,7 +3,6 @@ and normal operation once it is back (on a throwaway cluster, never the shared s
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 
 from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.models import NewMessage, ProjectRef, Role
+from tests.conftest import skip_or_fail
 
 from .cluster import Cluster, ClusterUnavailable
 from .support import TestDatabase
@@ -25,9 +25,8 @@ def cluster() -> Iterator[Cluster]:
     try:
         made = Cluster()
     except ClusterUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"throwaway cluster required under CI: {exc}")
-        pytest.skip(str(exc))
+        skip_or_fail(f"throwaway cluster unavailable: {exc}")
+        raise
     yield made
     made.destroy()
 
