@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.config import Config, load_config
+from lcm_framework.daemon.files import pid_alive
 
 URL_ENV = "LCM_TEST_POSTGRES_URL"
 _FREE: list[str] = []  # pooled schemas of this process, ready for reuse
@@ -30,20 +31,10 @@ def _drop_pooled(url: str) -> None:
         with psycopg.connect(url, autocommit=True, connect_timeout=3) as conn:
             for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'lcm_p_%'"):
                 pid = int(schema.split("_")[2])
-                if pid == os.getpid() or not _alive(pid):
+                if pid == os.getpid() or not pid_alive(pid):
                     conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     except psycopg.Error:
         pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Unavailable(Exception):
