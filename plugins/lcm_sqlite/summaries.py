@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
+from lcm_framework.storage.validation import validate_new_summary
 
 from .clock import from_us, now_us, opt_dt, opt_us
 from .scope import Repository, chunks, marks
@@ -26,8 +27,7 @@ class SqliteSummaries(Repository):
     domain = "summaries"
 
     def create_summary(self, summary: NewSummary) -> Summary:
-        self._validate(summary)
-        kind = SummaryKind(summary.kind)
+        kind = validate_new_summary(self._check, summary)
         created = now_us()
         row = (summary.summary_id, summary.conversation_id, kind.value, summary.depth, summary.content,
                summary.token_count, opt_us(summary.earliest_at), opt_us(summary.latest_at),
@@ -44,28 +44,6 @@ class SqliteSummaries(Repository):
             conn.executemany("INSERT INTO summary_parents (summary_id, ordinal, parent_id) VALUES (?, ?, ?)",
                              [(summary.summary_id, i, p) for i, p in enumerate(summary.parent_ids)])
         return _summary(row)
-
-    def _validate(self, summary: NewSummary) -> None:
-        check = self._check
-        check.text("summary_id", summary.summary_id)
-        if not summary.summary_id:
-            raise self._invalid("summary_id must not be empty", "empty_id")
-        check.count("conversation_id", summary.conversation_id)
-        try:
-            kind = SummaryKind(summary.kind)
-        except ValueError:
-            raise self._invalid("kind must be leaf or condensed", "invalid_enum") from None
-        check.count("depth", summary.depth)
-        check.text("content", summary.content)
-        check.count("token_count", summary.token_count)
-        check.count("descendant_count", summary.descendant_count)
-        self._ids("source_message_id", summary.source_message_ids)
-        check.texts("parent_id", summary.parent_ids)
-        check.texts("file_id", summary.file_ids)
-        if kind is SummaryKind.LEAF and (summary.depth != 0 or summary.parent_ids):
-            raise self._invalid("a leaf summary has depth 0 and no parent summaries", "invalid_lineage")
-        if kind is SummaryKind.CONDENSED and (summary.depth < 1 or summary.source_message_ids):
-            raise self._invalid("a condensed summary has depth >= 1 and no source messages", "invalid_lineage")
 
     def get_summary(self, summary_id: str) -> Summary | None:
         self._check.text("summary_id", summary_id)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from lcm_framework.errors import ConflictError, DataValidationError, NotFoundError, StorageError
-from lcm_framework.storage.validation import MAX_SAFE_INT, Validator, effective_limit
+from lcm_framework.errors import StorageError
+from lcm_framework.storage.validation import MAX_SAFE_INT, CheckedRepository, Validator
 
 from ..errors import BACKEND
 from ..runtime import Executor
 
 
-class Repository:
+class Repository(CheckedRepository):
     """Base of the domain repositories, bound to one project and one executor."""
 
     domain: ClassVar[str]
@@ -28,25 +27,6 @@ class Repository:
 
     def _where(self) -> dict[str, Any]:
         return {"backend": BACKEND, "domain": self.domain, "project": self._project}
-
-    def _not_found(self, what: str) -> NotFoundError:
-        return NotFoundError(f"{what} does not exist", code="not_found", **self._where())
-
-    def _conflict(self, message: str, code: str = "conflict") -> ConflictError:
-        return ConflictError(message, code=code, **self._where())
-
-    def _invalid(self, message: str, code: str = "invalid") -> DataValidationError:
-        return DataValidationError(message, code=code, **self._where())
-
-    def _ids(self, field: str, values: Sequence[int]) -> list[int]:
-        for value in values:
-            self._check.count(field, value)
-        return list(values)
-
-    def _limit(self, limit: int | None) -> int | None:
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
-            raise self._invalid("limit must be an integer", "invalid_type")
-        return effective_limit(limit)
 
     def _int(self, value: Any) -> int:
         """A bigint from the server, accepted only within the safe-integer range."""

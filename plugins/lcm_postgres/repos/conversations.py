@@ -18,10 +18,10 @@ from lcm_framework.storage.models import (
     Message,
     MessagePart,
     NewMessage,
-    NewPart,
     PartKind,
     Role,
 )
+from lcm_framework.storage.validation import validate_append, validate_insert, validate_session
 
 from .base import Repository, utc, utc_required
 
@@ -59,12 +59,12 @@ class PgConversations(Repository):
     # --- conversations ---------------------------------------------------
 
     def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        self._check_session(session_id, title)
+        validate_session(self._check, session_id, title)
         with self._cursor() as cur:
             return self._insert_conversation(cur, session_id, title)
 
     def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        self._check_session(session_id, title)
+        validate_session(self._check, session_id, title)
         with self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)",
                         (advisory_key("session", self._project.lower(), session_id),))
@@ -82,7 +82,7 @@ class PgConversations(Repository):
         return self._conversation(row) if row else None
 
     def find_conversations(self, session_id: str) -> list[Conversation]:
-        self._check_session(session_id, None)
+        validate_session(self._check, session_id, None)
         with self._cursor() as cur:
             cur.execute(f"{_CONVERSATION} WHERE project_id = %s AND session_id = %s "
                         "ORDER BY created_at, conversation_id", (self._project, session_id))
@@ -95,12 +95,6 @@ class PgConversations(Repository):
                         (self._project, bound))
             return [self._conversation(r) for r in cur.fetchall()]
 
-    def _check_session(self, session_id: str, title: str | None) -> None:
-        if not isinstance(session_id, str):
-            raise self._invalid("session_id must be text", "invalid_type")
-        self._check.text("session_id", session_id)
-        self._check.text("title", title)
-
     def _insert_conversation(self, cur: Any, session_id: str, title: str | None) -> Conversation:
         cur.execute("INSERT INTO conversations (project_id, session_id, title) VALUES (%s, %s, %s) "
                     "RETURNING conversation_id, session_id, title, created_at", (self._project, session_id, title))
@@ -109,11 +103,7 @@ class PgConversations(Repository):
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        if any(m.seq is not None for m in messages):
-            raise self._invalid("append_messages allocates seq; use insert_messages for explicit seq",
-                                "explicit_seq")
-        self._validate(messages)
+        validate_append(self._check, conversation_id, messages)
         if not messages:
             return []
         with self._cursor() as cur:
@@ -124,16 +114,7 @@ class PgConversations(Repository):
             return self._store(cur, conversation_id, messages, list(range(start, start + len(messages))))
 
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        seqs: list[int] = []
-        for message in messages:
-            if message.seq is None:
-                raise self._invalid("insert_messages needs an explicit seq on every message", "missing_seq")
-            self._check.count("seq", message.seq)
-            seqs.append(message.seq)
-        if len(set(seqs)) != len(seqs):
-            raise self._conflict("the batch repeats a seq", "duplicate")
-        self._validate(messages)
+        seqs = validate_insert(self._check, conversation_id, messages)
         if not messages:
             return []
         with self._cursor() as cur:
@@ -143,28 +124,6 @@ class PgConversations(Repository):
             if cur.fetchone()[0]:
                 raise self._conflict("a message with this seq already exists", "duplicate")
             return self._store(cur, conversation_id, messages, seqs)
-
-    def _validate(self, messages: Sequence[NewMessage]) -> None:
-        """Every message and part is checked before the first statement."""
-        for message in messages:
-            try:
-                Role(message.role)
-            except ValueError:
-                raise self._invalid("role must be user, assistant, system or tool", "invalid_enum") from None
-            if not isinstance(message.content, str):
-                raise self._invalid("content must be text", "invalid_type")
-            self._check.text("content", message.content)
-            self._check.count("token_count", message.token_count)
-            for part in message.parts:
-                self._check_part(part)
-
-    def _check_part(self, part: NewPart) -> None:
-        try:
-            PartKind(part.kind)
-        except ValueError:
-            raise self._invalid("part kind is not a known kind", "invalid_enum") from None
-        for name in ("text", "tool_call_id", "tool_name", "raw_json", "metadata"):
-            self._check.text(f"part.{name}", getattr(part, name))
 
     def _lock_conversation(self, cur: Any, conversation_id: int) -> None:
         lock_conversation(cur, self._project, conversation_id)

@@ -19,6 +19,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
+from lcm_framework.storage.validation import validate_native_batch
 
 from .base import Repository, utc, utc_required
 from .conversations import advisory_key
@@ -29,10 +30,6 @@ _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version
 _SELECT = f"SELECT {_COLUMNS} FROM native_transcripts"
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
-_CP_COUNTS = ("revision", "byte_offset", "last_source_ordinal", "imported", "skipped", "quarantined")
-_CP_TEXTS = ("source_key", "prefix_sha256", "scrubber_version", "state_json")
-_RECORD_TEXTS = ("ingest_key", "native_session_id", "source_locator", "payload_json", "content_sha256",
-                 "scrubber_version")
 
 
 def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
@@ -59,7 +56,7 @@ class PgNativeTranscripts(Repository):
 
     def ingest_batch(self, records: Sequence[NativeRecordInput], *, source_key: str, expected: Checkpoint | None,
                      new_checkpoint: Checkpoint) -> NativeBatchResult:
-        self._validate(records, source_key, expected, new_checkpoint)
+        validate_native_batch(self._check, records, source_key, expected, new_checkpoint)
         with self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("source", self._project, source_key),))
             current = self._load_checkpoint(cur, source_key)
@@ -92,31 +89,6 @@ class PgNativeTranscripts(Repository):
                 (self._project, *dataclasses.astuple(stored)),
             )
         return NativeBatchResult(len(fresh), skipped, stored)
-
-    def _validate(self, records: Sequence[NativeRecordInput], source_key: str, expected: Checkpoint | None,
-                  new_checkpoint: Checkpoint) -> None:
-        check = self._check
-        check.text("source_key", source_key)
-        if not source_key:
-            raise self._invalid("source_key must not be empty", "empty_id")
-        for cp in (expected, new_checkpoint):
-            if cp is None:
-                continue
-            for name in _CP_TEXTS:
-                check.text(f"checkpoint.{name}", getattr(cp, name))
-            for name in _CP_COUNTS:
-                check.count(f"checkpoint.{name}", getattr(cp, name))
-            if cp.source_key != source_key:
-                raise self._invalid("the checkpoint belongs to another source_key", "source_key_mismatch")
-        for record in records:
-            for name in _RECORD_TEXTS:
-                check.text(name, getattr(record, name))
-            check.texts("format", (record.format.client_name, record.format.format_name,
-                                   record.format.format_version))
-            if not record.ingest_key:
-                raise self._invalid("ingest_key must not be empty", "empty_id")
-            check.count("source_ordinal", record.source_ordinal)
-            check.optional_count("message_id", record.message_id)
 
     def _existing(self, cur: Any, records: Sequence[NativeRecordInput]) -> dict[str, NativeRecord]:
         if not records:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
+from lcm_framework.storage.validation import validate_new_summary
 
 from .base import Repository, utc, utc_required
 
@@ -23,7 +24,7 @@ class PgSummaries(Repository):
                        utc_required(row[10]))
 
     def create_summary(self, summary: NewSummary) -> Summary:
-        kind = self._validate(summary)
+        kind = validate_new_summary(self._check, summary)
         with self._cursor() as cur:
             cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s",
                         (self._project, summary.conversation_id))
@@ -54,29 +55,6 @@ class PgSummaries(Repository):
                             "SELECT %s, %s, u.ord - 1, u.pid FROM unnest(%s::text[]) WITH ORDINALITY "
                             "AS u(pid, ord)", (self._project, summary.summary_id, list(summary.parent_ids)))
             return self._summary(row)
-
-    def _validate(self, summary: NewSummary) -> SummaryKind:
-        check = self._check
-        check.text("summary_id", summary.summary_id)
-        if not summary.summary_id:
-            raise self._invalid("summary_id must not be empty", "empty_id")
-        check.count("conversation_id", summary.conversation_id)
-        try:
-            kind = SummaryKind(summary.kind)
-        except ValueError:
-            raise self._invalid("kind must be leaf or condensed", "invalid_enum") from None
-        check.count("depth", summary.depth)
-        check.text("content", summary.content)
-        check.count("token_count", summary.token_count)
-        check.count("descendant_count", summary.descendant_count)
-        self._ids("source_message_id", summary.source_message_ids)
-        check.texts("parent_id", summary.parent_ids)
-        check.texts("file_id", summary.file_ids)
-        if kind is SummaryKind.LEAF and (summary.depth != 0 or summary.parent_ids):
-            raise self._invalid("a leaf summary has depth 0 and no parent summaries", "invalid_lineage")
-        if kind is SummaryKind.CONDENSED and (summary.depth < 1 or summary.source_message_ids):
-            raise self._invalid("a condensed summary has depth >= 1 and no source messages", "invalid_lineage")
-        return kind
 
     def get_summary(self, summary_id: str) -> Summary | None:
         self._check.text("summary_id", summary_id)
