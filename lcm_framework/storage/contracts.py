@@ -194,6 +194,12 @@ class RecallRepository(Protocol):
     def stats(self, target_id: str) -> RecallStats: ...
 
 
+RANK_CANDIDATES = 10_000
+"""An unfiltered FULL_TEXT query (no ``conversation_id``, no ``since``) ranks at most the newest this many
+matching rows: ranking must score every candidate before the top hits are known, and this bounds that work
+on huge projects. Filtered queries rank all their matches."""
+
+
 class LexicalSearchRepository(Protocol):
     def search(self, query: SearchQuery) -> list[SearchHit]:
         """Ranked hits. REGEX needs ``regex_search``; an unsupported mode raises UnsupportedCapabilityError.
@@ -201,6 +207,7 @@ class LexicalSearchRepository(Protocol):
         FULL_TEXT: every whitespace-separated word must match (case-insensitive); user text is never
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
         ``conversation_id`` does not filter the MEMORY target. Ties: newest first, then id ascending.
+        An indexed FULL_TEXT query without filters ranks only the newest ``RANK_CANDIDATES`` matches.
         """
         ...
 
