@@ -7,6 +7,8 @@
    of the same words. The vocabulary has only 480 words, so one query word matches about 5% of all
    messages (50,000 at 1M): a worst case for ranking, which scores every match.
 3. Four concurrent writer processes (own conversation each) vs one process writing the same total.
+4. ``lcm import`` end to end (read, parse, scrub, store) of the same copies of the real sessions into
+   SQLite and into PostgreSQL: MB/s and messages/s, and the PG/SQLite ratio.
 
 Needs LCM_TEST_POSTGRES_URL (``./dev bench`` sets it); runs in a throwaway schema.
 """
@@ -126,6 +128,34 @@ def concurrent_writers(home: Path, schema: str, per_process: int) -> None:
     print(f"  4 processes {multi:>10,.0f} msg/s   ratio {multi / single:.2f}")
 
 
+def import_throughput(home: Path, schema: str, size: int) -> None:
+    import io
+
+    from benchmarks.bench_import import make_corpus
+    from lcm_framework.app import App
+    from lcm_framework.ingest import import_sources
+    from lcm_framework.plugins import build_plugins
+
+    corpus = home / "corpus"
+    nbytes = make_corpus(corpus, size)
+    project = home / "import-project"
+    project.mkdir()
+    rates: dict[str, tuple[float, float]] = {}
+    for backend in ("sqlite", "postgresql"):
+        app = App(config(home / f"import-{backend}", backend, schema), build_plugins(stderr=io.StringIO()))
+        try:
+            started = time.perf_counter()
+            report = import_sources(app, [corpus], project=project)
+            seconds = time.perf_counter() - started
+        finally:
+            app.close()
+        rates[backend] = (nbytes / seconds / 1e6, report.messages / seconds)
+    print(f"import of {nbytes / 1e6:.1f} MB of real-session copies (read, parse, scrub, store):")
+    for backend, (mbps, mps) in rates.items():
+        print(f"  {backend:<10} {mbps:6.2f} MB/s  {mps:8,.0f} messages/s")
+    print(f"  ratio postgresql/sqlite: {rates['postgresql'][0] / rates['sqlite'][0]:.2f}")
+
+
 def main(quick: bool) -> None:
     url = os.environ.get("LCM_TEST_POSTGRES_URL")
     if not url:
@@ -139,6 +169,7 @@ def main(quick: bool) -> None:
             bulk_insert(Path(tmp), schema, 20_000 if quick else 200_000)
             search_p95(Path(tmp), schema, 50_000 if quick else 1_000_000)
             concurrent_writers(Path(tmp), schema, 2_000 if quick else 20_000)
+            import_throughput(Path(tmp), schema, 2_000_000 if quick else 20_000_000)
         finally:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
