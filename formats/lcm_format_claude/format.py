@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
+from lcm_framework.storage.inputs import FormatIdentity, NewMessage, Role
 from lcm_framework.transcripts.contracts import MappedRecord
 from lcm_framework.transcripts.format_helpers import estimate_tokens, parse_timestamp, string_fields
 

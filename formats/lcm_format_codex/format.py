@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.models import FormatIdentity
+from lcm_framework.storage.inputs import FormatIdentity
 from lcm_framework.transcripts.contracts import MappedRecord
 from lcm_framework.transcripts.format_helpers import parse_timestamp, string_fields
 

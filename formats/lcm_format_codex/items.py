@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import NewMessage, NewPart, PartKind, Role
+from lcm_framework.storage.inputs import NewMessage, NewPart, PartKind, Role
 from lcm_framework.transcripts.format_helpers import estimate_tokens, to_json
 
 IMAGE_PLACEHOLDER = "[image]"

@@ -13,24 +13,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-
-class Role(str, Enum):
-    USER = "user"
-    ASSISTANT = "assistant"
-    SYSTEM = "system"
-    TOOL = "tool"
-
-
-class PartKind(str, Enum):
-    """Shape of one structured content block of a message."""
-
-    TEXT = "text"
-    TOOL_CALL = "tool_call"
-    TOOL_RESULT = "tool_result"
-    REASONING = "reasoning"
-    IMAGE = "image"
-    FILE = "file"
-    OTHER = "other"
+# Re-exported: the records a transcript format produces live in ``inputs`` (a cheap import for format plugins).
+from .inputs import FormatIdentity as FormatIdentity
+from .inputs import NewMessage as NewMessage
+from .inputs import NewPart as NewPart
+from .inputs import PartKind as PartKind
+from .inputs import Role as Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,19 +41,6 @@ class Conversation:
 
 
 @dataclass(frozen=True, slots=True)
-class NewPart:
-    """A content block to store with a message. ``raw_json`` keeps the original block verbatim."""
-
-    kind: PartKind
-    text: str | None = None
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    is_error: bool = False
-    raw_json: str | None = None
-    metadata: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class MessagePart:
     part_id: str
     message_id: int
@@ -77,18 +52,6 @@ class MessagePart:
     is_error: bool
     raw_json: str | None
     metadata: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class NewMessage:
-    """A message to store. ``seq`` is ``None`` for atomic append, explicit for replay/import."""
-
-    role: Role
-    content: str
-    token_count: int
-    created_at: datetime | None = None
-    seq: int | None = None
-    parts: Sequence[NewPart] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,17 +245,6 @@ class SessionIngestRecord:
 
 
 # --- native transcripts ------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FormatIdentity:
-    client_name: str
-    format_name: str
-    format_version: str
-
-    @property
-    def identifier(self) -> str:
-        return f"{self.client_name}/{self.format_name}/{self.format_version}"
 
 
 @dataclass(frozen=True, slots=True)

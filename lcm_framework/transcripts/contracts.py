@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..storage.models import FormatIdentity, NewMessage
+from ..storage.inputs import FormatIdentity, NewMessage
 
 
 @dataclass(frozen=True, slots=True)
