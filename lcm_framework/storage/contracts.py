@@ -195,9 +195,10 @@ class RecallRepository(Protocol):
 
 
 RANK_CANDIDATES = 10_000
-"""An unfiltered FULL_TEXT query (no ``conversation_id``, no ``since``) ranks at most the newest this many
-matching rows: ranking must score every candidate before the top hits are known, and this bounds that work
-on huge projects. Filtered queries rank all their matches."""
+"""The ranking bound a backend may apply: an unfiltered FULL_TEXT query (no ``conversation_id``, no ``since``)
+ranks at most the newest this many matching rows, because ranking must score every candidate before the top
+hits are known. Filtered queries rank all their matches. SQLite's FTS tiers apply it; PostgreSQL does not
+(measured: there finding the matches, not ranking them, dominates, and the bounded plan was slower)."""
 
 
 class LexicalSearchRepository(Protocol):
@@ -207,7 +208,7 @@ class LexicalSearchRepository(Protocol):
         FULL_TEXT: every whitespace-separated word must match (case-insensitive); user text is never
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
         ``conversation_id`` does not filter the MEMORY target. Ties: newest first, then id ascending.
-        An indexed FULL_TEXT query without filters ranks only the newest ``RANK_CANDIDATES`` matches.
+        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT query without filters.
         """
         ...
 

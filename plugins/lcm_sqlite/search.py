@@ -4,7 +4,7 @@ FULL_TEXT uses the database's tier (FTS5 bm25, FTS4 ``rank_bm25`` or a LIKE
 scan), SUBSTRING a case-sensitive ``instr`` scan, REGEX the ``regexp``
 function backed by google-re2 (linear time). Hits are ordered by score
 (higher first), then newest, then id. Unfiltered FULL_TEXT queries rank only
-the newest ``RANK_CANDIDATES`` matches (see below).
+the newest ``RANK_CANDIDATES`` matches (the contract's bound).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lcm_framework.errors import UnsupportedCapabilityError
-from lcm_framework.storage.contracts import FullTextTier
+from lcm_framework.storage.contracts import RANK_CANDIDATES, FullTextTier
 from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
 
 from . import fts
@@ -26,9 +26,6 @@ from .errors import BACKEND
 from .scope import Repository, chunks, marks
 
 SNIPPET_CHARS = 200
-RANK_CANDIDATES = 10_000
-"""An unfiltered FULL_TEXT query on an FTS tier ranks at most the newest this many matching rows: ranking
-must score every candidate before the top hits are known, and this bounds that work on huge projects."""
 
 
 @dataclass(frozen=True, slots=True)
