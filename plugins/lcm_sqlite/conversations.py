@@ -12,10 +12,10 @@ from lcm_framework.storage.models import (
     Message,
     MessagePart,
     NewMessage,
-    NewPart,
     PartKind,
     Role,
 )
+from lcm_framework.storage.validation import validate_append, validate_insert, validate_session
 
 from .clock import from_us, now_us, to_us
 from .context import renumber
@@ -45,12 +45,12 @@ class SqliteConversations(Repository):
     # --- conversations ---------------------------------------------------
 
     def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        self._check_session(session_id, title)
+        validate_session(self._check, session_id, title)
         with self._op(write=True) as conn:
             return self._insert_conversation(conn, session_id, title)
 
     def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        self._check_session(session_id, title)
+        validate_session(self._check, session_id, title)
         with self._op(write=True) as conn:
             row = conn.execute(
                 f"{_CONVERSATION} WHERE session_id = ? ORDER BY created_at DESC, conversation_id DESC LIMIT 1",
@@ -80,12 +80,6 @@ class SqliteConversations(Repository):
                                 (-1 if bound is None else bound,)).fetchall()
         return [_conversation(r) for r in rows]
 
-    def _check_session(self, session_id: str, title: str | None) -> None:
-        if not isinstance(session_id, str):
-            raise self._invalid("session_id must be text", "invalid_type")
-        self._check.text("session_id", session_id)
-        self._check.text("title", title)
-
     def _insert_conversation(self, conn: sqlite3.Connection, session_id: str, title: str | None) -> Conversation:
         created = now_us()
         cur = conn.execute("INSERT INTO conversations (session_id, title, created_at) VALUES (?, ?, ?)",
@@ -96,11 +90,7 @@ class SqliteConversations(Repository):
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        for message in messages:
-            if message.seq is not None:
-                raise self._invalid("append_messages allocates seq; use insert_messages for explicit seq",
-                                    "explicit_seq")
+        validate_append(self._check, conversation_id, messages)
         rows = self._rows(messages)
         if not rows:
             return []
@@ -113,15 +103,7 @@ class SqliteConversations(Repository):
             return self._store(conn, conversation_id, messages, rows, seqs)
 
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        seqs: list[int] = []
-        for message in messages:
-            if message.seq is None:
-                raise self._invalid("insert_messages needs an explicit seq on every message", "missing_seq")
-            self._check.count("seq", message.seq)
-            seqs.append(message.seq)
-        if len(set(seqs)) != len(seqs):
-            raise self._conflict("the batch repeats a seq", "duplicate")
+        seqs = validate_insert(self._check, conversation_id, messages)
         rows = self._rows(messages)
         if not rows:
             return []
@@ -129,34 +111,11 @@ class SqliteConversations(Repository):
             self._require_conversation(conn, conversation_id)
             return self._store(conn, conversation_id, messages, rows, seqs)
 
-    def _rows(self, messages: Sequence[NewMessage]) -> list[tuple[str, str, int, int | None]]:
-        """Validate every message and part before any database access."""
-        rows = []
-        for message in messages:
-            role = self._role(message.role)
-            self._check.text("content", message.content)
-            if not isinstance(message.content, str):
-                raise self._invalid("content must be text", "invalid_type")
-            self._check.count("token_count", message.token_count)
-            for part in message.parts:
-                self._check_part(part)
-            created = None if message.created_at is None else to_us(message.created_at)
-            rows.append((role.value, message.content, message.token_count, created))
-        return rows
-
-    def _check_part(self, part: NewPart) -> None:
-        try:
-            PartKind(part.kind)
-        except ValueError:
-            raise self._invalid("part kind is not a known kind", "invalid_enum") from None
-        for name in ("text", "tool_call_id", "tool_name", "raw_json", "metadata"):
-            self._check.text(f"part.{name}", getattr(part, name))
-
-    def _role(self, value: object) -> Role:
-        try:
-            return Role(value)
-        except ValueError:
-            raise self._invalid("role must be user, assistant, system or tool", "invalid_enum") from None
+    @staticmethod
+    def _rows(messages: Sequence[NewMessage]) -> list[tuple[str, str, int, int | None]]:
+        """Row values of already validated messages."""
+        return [(Role(m.role).value, m.content, m.token_count, None if m.created_at is None else to_us(m.created_at))
+                for m in messages]
 
     def _store(self, conn: sqlite3.Connection, conversation_id: int, messages: Sequence[NewMessage],
                rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:

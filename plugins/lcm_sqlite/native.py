@@ -14,6 +14,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
+from lcm_framework.storage.validation import validate_native_batch
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository, chunks, marks
@@ -24,10 +25,6 @@ _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version
 _SELECT = f"SELECT {_COLUMNS} FROM native_records"
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
-_CP_COUNTS = ("revision", "byte_offset", "last_source_ordinal", "imported", "skipped", "quarantined")
-_CP_TEXTS = ("source_key", "prefix_sha256", "scrubber_version", "state_json")
-_RECORD_TEXTS = ("ingest_key", "native_session_id", "source_locator", "payload_json", "content_sha256",
-                 "scrubber_version")
 
 
 def _record(row: Sequence[Any]) -> NativeRecord:
@@ -54,7 +51,7 @@ class SqliteNativeTranscripts(Repository):
 
     def ingest_batch(self, records: Sequence[NativeRecordInput], *, source_key: str, expected: Checkpoint | None,
                      new_checkpoint: Checkpoint) -> NativeBatchResult:
-        self._validate(records, source_key, expected, new_checkpoint)
+        validate_native_batch(self._check, records, source_key, expected, new_checkpoint)
         with self._op(write=True) as conn:
             current = self._load_checkpoint(conn, source_key)
             same_target = current is not None and _progress(current) == _progress(new_checkpoint)
@@ -77,31 +74,6 @@ class SqliteNativeTranscripts(Repository):
             conn.execute(f"INSERT OR REPLACE INTO checkpoints ({_CHECKPOINT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          dataclasses.astuple(stored))
         return NativeBatchResult(inserted, skipped, stored)
-
-    def _validate(self, records: Sequence[NativeRecordInput], source_key: str, expected: Checkpoint | None,
-                  new_checkpoint: Checkpoint) -> None:
-        check = self._check
-        check.text("source_key", source_key)
-        if not source_key:
-            raise self._invalid("source_key must not be empty", "empty_id")
-        for cp in (expected, new_checkpoint):
-            if cp is None:
-                continue
-            for name in _CP_TEXTS:
-                check.text(f"checkpoint.{name}", getattr(cp, name))
-            for name in _CP_COUNTS:
-                check.count(f"checkpoint.{name}", getattr(cp, name))
-            if cp.source_key != source_key:
-                raise self._invalid("the checkpoint belongs to another source_key", "source_key_mismatch")
-        for record in records:
-            for name in _RECORD_TEXTS:
-                check.text(name, getattr(record, name))
-            check.texts("format", (record.format.client_name, record.format.format_name,
-                                   record.format.format_version))
-            if not record.ingest_key:
-                raise self._invalid("ingest_key must not be empty", "empty_id")
-            check.count("source_ordinal", record.source_ordinal)
-            check.optional_count("message_id", record.message_id)
 
     def _existing(self, conn: sqlite3.Connection, records: Sequence[NativeRecordInput]) -> dict[str, NativeRecord]:
         """The stored records among these ingest keys (one ``IN`` query per chunk), by key."""
