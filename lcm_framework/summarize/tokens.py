@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -31,7 +32,10 @@ def load_litellm() -> Any:
         os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
         for name in _LITELLM_LOGGERS:
             logging.getLogger(name).setLevel(logging.CRITICAL)
-        import litellm
+        with warnings.catch_warnings():
+            # pydantic warns about litellm's own TypedDicts while importing it; nothing for users to act on.
+            warnings.filterwarnings("ignore", category=UserWarning, module="pydantic")
+            import litellm
 
         litellm.suppress_debug_info = True
         litellm.telemetry = False
