@@ -32,10 +32,10 @@ def load_litellm() -> Any:
         os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
         for name in _LITELLM_LOGGERS:
             logging.getLogger(name).setLevel(logging.CRITICAL)
-        with warnings.catch_warnings():
-            # pydantic warns about litellm's own TypedDicts while importing it; nothing for users to act on.
-            warnings.filterwarnings("ignore", category=UserWarning, module="pydantic")
-            import litellm
+        # pydantic warns about litellm's own TypedDicts (at import and when a provider module first
+        # loads); nothing a user can act on.
+        warnings.filterwarnings("ignore", message=r"Items? .* `ReadOnly` qualifier", category=UserWarning)
+        import litellm
 
         litellm.suppress_debug_info = True
         litellm.telemetry = False
