@@ -50,6 +50,8 @@ def run(args: argparse.Namespace, app: App) -> int:
             status = "skipped: another process is compacting it"
         elif not report.action_taken:
             status = "up to date"
+            if report.skipped_no_gain:
+                status += " (the old messages are too short for a summary to save tokens)"
         else:
             depths = ", ".join(f"{n} at depth {d}" for d, n in sorted(report.created_by_depth.items()))
             status = (f"{verb} {report.summaries_created} summaries ({depths}); context "

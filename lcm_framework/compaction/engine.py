@@ -346,6 +346,11 @@ class _Run:
         self.report.summarizer_seconds += time.perf_counter() - started
         assert self.keeper is not None
         self.keeper.renew_if_due()
+        if result.output_tokens >= before:
+            # Even truncation cannot make this span smaller (it is already short): a summary would
+            # grow the context, so nothing is written and the sweep stops here (no progress).
+            self.report.skipped_no_gain += 1
+            return PassResult("", span.depth, before, before)
         record = replace(new, summary_id=summary_id(result.text, self.engine.next_stamp()), content=result.text,
                          token_count=result.output_tokens)
         start, end = self.model.ordinal(span.start), self.model.ordinal(span.end)

@@ -71,6 +71,8 @@ class CompactionReport:
     mode: Mode
     dry_run: bool = False
     action_taken: bool = False
+    skipped_no_gain: int = 0
+    """Spans left raw because no summary of them would be smaller than the span itself."""
     busy: bool = False
     created_by_depth: dict[int, int] = field(default_factory=dict)
     outcomes: dict[str, int] = field(default_factory=dict)

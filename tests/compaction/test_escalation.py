@@ -93,3 +93,17 @@ def test_a_broken_summarizer_plugin_is_a_clear_error_and_never_breaks_ingestion(
         with pytest.raises(PluginError, match="'broken' failed to start: RuntimeError: model file missing"):
             CompactionEngine(app).compact(storage, cid, Mode.FULL)
         assert verify(storage).ok
+
+
+def test_a_span_no_summary_can_shrink_is_left_raw(tmp_path: Path) -> None:
+    """Tiny old messages: even truncation would not be smaller, so compaction must not grow the context."""
+    app, _ = scripted_app(project_dir(tmp_path), {"normal": "empty", "aggressive": "empty"},
+                          {"compaction.truncate_tokens": 512})
+    with app.project() as storage:
+        cid, stored = ingest(storage, "s1", texts(14, words=3))
+        before = storage.context.token_total(cid)
+        report = CompactionEngine(app).compact(storage, cid, Mode.FULL)
+        assert not report.action_taken and report.skipped_no_gain == 1
+        assert storage.summaries.list_summaries(cid) == []
+        assert storage.context.token_total(cid) == before
+        assert [i.message_id for i in storage.context.list_items(cid)] == [m.message_id for m in stored]
