@@ -26,11 +26,10 @@ Typical first run:
 """
 
 
-def build_parser(commands: Mapping[str, CommandSpec]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="lcm", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--version", action="version", version=f"lcm {__version__}")
+_VALUED_GLOBALS = frozenset({"--project", "-c", "--set"})
+
+
+def _global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", type=Path, help="project root (default: found from the current directory)")
     parser.add_argument(
         "-c",
@@ -41,6 +40,16 @@ def build_parser(commands: Mapping[str, CommandSpec]) -> argparse.ArgumentParser
         metavar="KEY=VALUE",
         help="override a configuration key for this run (highest precedence)",
     )
+
+
+def build_parser(commands: Mapping[str, CommandSpec], only: str | None = None) -> argparse.ArgumentParser:
+    """The ``lcm`` parser. With ``only``, just that command's options are configured (start-up speed):
+    the others are still listed by ``--help``."""
+    parser = argparse.ArgumentParser(
+        prog="lcm", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"lcm {__version__}")
+    _global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in sorted(commands):
         spec = commands[name]
@@ -51,9 +60,26 @@ def build_parser(commands: Mapping[str, CommandSpec]) -> argparse.ArgumentParser
             aliases=list(spec.aliases),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        spec.configure(cmd)
+        if only is None or only == name:
+            spec.configure(cmd)
         cmd.set_defaults(_spec=spec)
     return parser
+
+
+def selected_command(argv: Sequence[str], commands: Mapping[str, CommandSpec]) -> str | None:
+    """The command named on the command line (aliases resolved): the first word after the global options."""
+    tokens = iter(argv)
+    word = None
+    for token in tokens:
+        if token in _VALUED_GLOBALS:
+            next(tokens, None)  # the option's value
+        elif not token.startswith("-"):
+            word = token
+            break
+    for name, spec in commands.items():
+        if word == name or word in spec.aliases:
+            return name
+    return None
 
 
 def _overrides(pairs: Sequence[str]) -> dict[str, str]:
@@ -81,8 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LcmError as exc:
         print(f"lcm: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    parser = build_parser(commands)
-    args = parser.parse_args(argv)
+    # Only the chosen command's options are built; with none chosen (``lcm --help``) none are.
+    parser = build_parser(commands, only=selected_command(raw, commands) or "")
+    args = parser.parse_args(raw)
     spec = getattr(args, "_spec", None)
     if spec is None:
         parser.print_help()

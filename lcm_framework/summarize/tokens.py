@@ -6,7 +6,6 @@ same way: the bundled model cost map (no fetch at import), no debug output.
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import warnings
@@ -28,6 +27,8 @@ def estimate_tokens(text: str) -> int:
 
 def load_litellm() -> Any:
     """Import litellm lazily with the local cost map and its logging silenced."""
+    import logging
+
     with _IMPORT_LOCK:
         os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
         for name in _LITELLM_LOGGERS:
