@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import ConflictError, DataValidationError, NotFoundError
-from .models import Checkpoint, NativeRecordInput, NewMessage, NewPart, NewSummary, PartKind, Role, SummaryKind
+from .models import (
+    Checkpoint,
+    LargeFile,
+    NativeRecordInput,
+    NewMessage,
+    NewPart,
+    NewSummary,
+    PartKind,
+    Role,
+    SummaryKind,
+)
 
 MAX_SAFE_INT = 2**53 - 1
 
@@ -183,6 +193,28 @@ def validate_new_summary(v: Validator, summary: NewSummary) -> SummaryKind:
     if kind is SummaryKind.CONDENSED and (summary.depth < 1 or summary.source_message_ids):
         raise v.invalid("a condensed summary has depth >= 1 and no source messages", "invalid_lineage")
     return kind
+
+
+def validate_large_file(v: Validator, file: LargeFile) -> None:
+    """Large-file metadata: texts free of U+0000, a non-empty id, counts in range."""
+    for name in ("file_id", "file_name", "mime_type", "sha256", "exploration_summary"):
+        v.text(name, getattr(file, name))
+    if not file.file_id:
+        raise v.invalid("file_id must not be empty", "empty_id")
+    v.count("conversation_id", file.conversation_id)
+    v.optional_count("message_id", file.message_id)
+    v.count("byte_size", file.byte_size)
+    v.count("token_count", file.token_count)
+
+
+def validate_range(v: Validator, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
+    """A context range to replace by one summary: ordinals in order, ids well formed."""
+    v.count("conversation_id", conversation_id)
+    v.count("start_ordinal", start_ordinal)
+    v.count("end_ordinal", end_ordinal)
+    v.text("summary_id", summary_id)
+    if end_ordinal < start_ordinal:
+        raise v.invalid("end_ordinal is before start_ordinal", "invalid_range")
 
 
 def validate_native_batch(v: Validator, records: Sequence[NativeRecordInput], source_key: str,

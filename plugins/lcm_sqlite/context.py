@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from lcm_framework.storage.models import ContextItem, ContextItemKind
+from lcm_framework.storage.validation import validate_range
 
 from .scope import Repository, chunks, marks
 
@@ -64,12 +65,7 @@ class SqliteContext(Repository):
                              [(conversation_id, start + i, mid) for i, mid in enumerate(ids)])
 
     def replace_range(self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
-        self._check.count("conversation_id", conversation_id)
-        self._check.count("start_ordinal", start_ordinal)
-        self._check.count("end_ordinal", end_ordinal)
-        self._check.text("summary_id", summary_id)
-        if end_ordinal < start_ordinal:
-            raise self._invalid("end_ordinal is before start_ordinal", "invalid_range")
+        validate_range(self._check, conversation_id, start_ordinal, end_ordinal, summary_id)
         with self._op(write=True) as conn:
             owner = conn.execute("SELECT conversation_id FROM summaries WHERE summary_id = ?",
                                  (summary_id,)).fetchone()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.storage.models import LargeFile
+from lcm_framework.storage.validation import validate_large_file
 
 from .clock import from_us, to_us
 from .scope import Repository
@@ -24,15 +25,7 @@ class SqliteLargeFiles(Repository):
     domain = "large_files"
 
     def create_file(self, file: LargeFile) -> LargeFile:
-        check = self._check
-        for name in ("file_id", "file_name", "mime_type", "sha256", "exploration_summary"):
-            check.text(name, getattr(file, name))
-        if not file.file_id:
-            raise self._invalid("file_id must not be empty", "empty_id")
-        check.count("conversation_id", file.conversation_id)
-        check.optional_count("message_id", file.message_id)
-        check.count("byte_size", file.byte_size)
-        check.count("token_count", file.token_count)
+        validate_large_file(self._check, file)
         row = (file.file_id, file.conversation_id, file.message_id, file.file_name, file.mime_type, file.byte_size,
                file.token_count, file.sha256, file.exploration_summary, to_us(file.created_at))
         with self._op(write=True) as conn:

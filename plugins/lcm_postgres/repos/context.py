@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.storage.models import ContextItem, ContextItemKind
+from lcm_framework.storage.validation import validate_range
 
 from .base import Repository
 from .conversations import lock_conversation
@@ -60,12 +61,7 @@ class PgContext(Repository):
                 "AS u(mid, ord)", (self._project, conversation_id, conversation_id, ids))
 
     def replace_range(self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
-        self._check.count("conversation_id", conversation_id)
-        self._check.count("start_ordinal", start_ordinal)
-        self._check.count("end_ordinal", end_ordinal)
-        self._check.text("summary_id", summary_id)
-        if end_ordinal < start_ordinal:
-            raise self._invalid("end_ordinal is before start_ordinal", "invalid_range")
+        validate_range(self._check, conversation_id, start_ordinal, end_ordinal, summary_id)
         with self._cursor() as cur:
             self._lock(cur, conversation_id)
             cur.execute("SELECT conversation_id FROM summaries WHERE project_id = %s AND summary_id = %s",

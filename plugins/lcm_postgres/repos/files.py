@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.storage.models import LargeFile
+from lcm_framework.storage.validation import validate_large_file
 
 from .base import Repository, utc, utc_required
 
@@ -21,15 +22,7 @@ class PgLargeFiles(Repository):
                          self._int(r[5]), self._int(r[6]), r[7], r[8], utc_required(r[9]))
 
     def create_file(self, file: LargeFile) -> LargeFile:
-        check = self._check
-        for name in ("file_id", "file_name", "mime_type", "sha256", "exploration_summary"):
-            check.text(name, getattr(file, name))
-        if not file.file_id:
-            raise self._invalid("file_id must not be empty", "empty_id")
-        check.count("conversation_id", file.conversation_id)
-        check.optional_count("message_id", file.message_id)
-        check.count("byte_size", file.byte_size)
-        check.count("token_count", file.token_count)
+        validate_large_file(self._check, file)
         with self._cursor() as cur:
             cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s",
                         (self._project, file.conversation_id))
