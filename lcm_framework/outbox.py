@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LcmError
+from .sqlite_wal import enable_wal
 
 SCHEMA_VERSION = 1
 TRANSPORT_VERSION = 1
@@ -96,7 +97,7 @@ class Outbox:
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
             os.chmod(path, 0o600)
             self._db = sqlite3.connect(path, timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._db, timeout_s)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except (OSError, sqlite3.Error) as exc:

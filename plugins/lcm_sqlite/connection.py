@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from lcm_framework.errors import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
+from lcm_framework.sqlite_wal import enable_wal
 
 from .errors import BACKEND, closed, translate
 
@@ -68,7 +69,7 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
                                       domain=domain, project=project, code="path_changed")
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        enable_wal(conn, busy_timeout_ms / 1000)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")

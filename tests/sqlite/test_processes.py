@@ -64,3 +64,34 @@ def test_processes_open_a_new_project_at_once(make_factory: MakeFactory, tmp_pat
     for i in range(4):
         mine = [m.content for m in messages if m.content.startswith(f"w{i}-")]
         assert mine == [f"w{i}-{n}" for n in range(20)]
+
+
+OPENER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from plugins.lcm_sqlite.connection import connect
+    from lcm_framework.outbox import Outbox
+
+    kind, path, start = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+    while time.time() < start:
+        pass
+    if kind == "project":
+        connect(path, 5000, domain="project", project=None).close()
+    else:
+        Outbox(path).close()
+""")
+
+
+def test_processes_switch_a_new_file_to_wal_at_once(tmp_path: Path) -> None:
+    """SQLite reports a concurrent WAL conversion of a new file as busy without waiting: every opener
+    must still succeed (before the retry, about one opener in thirty failed with "busy")."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for round_ in range(6):
+        for kind in ("project", "outbox"):
+            path = tmp_path / f"{kind}-{round_}.db"
+            start = time.time() + 0.4
+            procs = [subprocess.Popen([sys.executable, "-c", OPENER, kind, str(path), str(start)],
+                                      stderr=subprocess.PIPE, text=True, env=env) for _ in range(6)]
+            for proc in procs:
+                _, err = proc.communicate(timeout=60)
+                assert proc.returncode == 0, err
