@@ -21,10 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -254,35 +252,31 @@ class _FileImport:
         batch_bytes = 0
         replaying = replay_until >= 0
         limit = self.ctx.options.batch_size
-        writer = _Writer(self._flush)
-        try:
-            for rec in self._records(start, first_ordinal):
-                if replaying:
-                    if rec.end <= replay_until:
-                        self._replay(rec)
-                        continue
-                    self._end_replay()
-                    replaying = False
-                unterminated = rec.end == self.src.size and not ends_with_newline
-                if unterminated and isinstance(rec, RejectedRecord):
-                    break  # an incomplete last line: left for a later run, never quarantined
-                item = self._process(rec)
-                counters.open_tail = unterminated
-                batch.append(item)
-                batch_bytes += len(item.payload_json) if isinstance(item, Accepted) else 0
-                if len(batch) >= limit or batch_bytes >= self.ctx.options.max_batch_bytes:
-                    writer.submit(batch, counters.snapshot())
-                    batch, batch_bytes = [], 0
+        submitted = False
+        for rec in self._records(start, first_ordinal):
             if replaying:
+                if rec.end <= replay_until:
+                    self._replay(rec)
+                    continue
                 self._end_replay()
-            if batch or (not writer.submitted and not self.ctx.options.dry_run
-                         and (self.expected is None or not self.resumed)):
-                # (an empty batch: a verified empty or emptied source still records its checkpoint)
-                writer.submit(batch, counters.snapshot())
-        except BaseException:
-            writer.close(reraise=False)
-            raise
-        writer.close()
+                replaying = False
+            unterminated = rec.end == self.src.size and not ends_with_newline
+            if unterminated and isinstance(rec, RejectedRecord):
+                break  # an incomplete last line: left for a later run, never quarantined
+            item = self._process(rec)
+            counters.open_tail = unterminated
+            batch.append(item)
+            batch_bytes += len(item.payload_json) if isinstance(item, Accepted) else 0
+            if len(batch) >= limit or batch_bytes >= self.ctx.options.max_batch_bytes:
+                self._flush(batch, counters.snapshot())
+                submitted = True
+                batch, batch_bytes = [], 0
+        if replaying:
+            self._end_replay()
+        if batch or (not submitted and not self.ctx.options.dry_run
+                     and (self.expected is None or not self.resumed)):
+            # (an empty batch: a verified empty or emptied source still records its checkpoint)
+            self._flush(batch, counters.snapshot())
         self._verify_committed()
         if self.expected is not None and not self.ctx.options.dry_run:
             self.ctx.cache.put(self.ref.project_id, self.expected, counters)
@@ -319,7 +313,7 @@ class _FileImport:
     # --- batches -----------------------------------------------------------------
 
     def _flush(self, batch: list[Item], position: tuple[int, int, bool]) -> None:
-        """Write one batch (on the writer thread): quarantine rows, then the destination transaction.
+        """Write one batch: quarantine rows, then the destination transaction.
 
         ``position`` is ``(next_seq, next_ordinal, open_tail)`` after the batch's last record.
         """
@@ -414,44 +408,6 @@ class _FileImport:
         if self.hashed_upto and self.src.prefix_sha256(self.hashed_upto) != self.hasher.hexdigest():
             raise SourceChangedError("bytes changed while being imported", locator=self.src.locator)
         self.src.check()
-
-
-class _Writer:
-    """Runs the batch writes of one file in order on a background thread, so storage work (SQLite
-    releases the GIL) overlaps reading, scrubbing and mapping the next batch. At most two batches
-    wait; the first failure stops the writes and is re-raised in the importing thread."""
-
-    def __init__(self, flush: Callable[[list[Item], tuple[int, int, bool]], None]) -> None:
-        self._flush = flush
-        self._queue: queue.Queue[tuple[list[Item], tuple[int, int, bool]] | None] = queue.Queue(maxsize=2)
-        self._error: BaseException | None = None
-        self.submitted = False
-        self._thread = threading.Thread(target=self._run, name="lcm-import-writer", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            if self._error is None:
-                try:
-                    self._flush(*item)
-                except BaseException as exc:  # handed to the importing thread
-                    self._error = exc
-
-    def submit(self, batch: list[Item], position: tuple[int, int, bool]) -> None:
-        self._raise()
-        self.submitted = True
-        self._queue.put((batch, position))
-
-    def close(self, *, reraise: bool = True) -> None:
-        """Wait for every submitted batch, then re-raise the first write failure (when ``reraise``)."""
-        self._queue.put(None)
-        self._thread.join()
-        if reraise:
-            self._raise()
-
-    def _raise(self) -> None:
-        if self._error is not None:
-            raise self._error
 
 
 def _transaction(storage: ProjectStorage, fn: Any) -> BatchOutcome:
