@@ -32,6 +32,10 @@ GROUP = "lcm_framework.plugins"
 ESSENTIAL = frozenset({"core_commands"})
 
 
+IN_PROCESS = "(in-process)"
+"""The distribution name of plugins handed to ``build_plugins(extra=...)``."""
+
+
 @dataclass(frozen=True, slots=True)
 class PluginInfo:
     name: str
@@ -66,6 +70,13 @@ class Plugins:
     @property
     def hook(self) -> Any:
         return self.pm.hook
+
+    @property
+    def rebuildable(self) -> bool:
+        """Every plugin came from an entry point, so another process that calls ``build_plugins`` with
+        the same environment gets the same set (a plugin registered in-process would be missing)."""
+        names = {self.pm.get_name(plugin) for plugin in self.pm.get_plugins()}
+        return all(name in self.infos and self.infos[name].distribution != IN_PROCESS for name in names)
 
     def _collect(self, kind: str, hook_name: str, key: Callable[[Any], str], **kwargs: Any) -> dict[str, Any]:
         """Call a ``register`` hook and index results by ``key``; duplicates are a PluginError."""
@@ -168,7 +179,7 @@ def build_plugins(
         version = ep.dist.version if ep.dist else "?"
         candidates.append((ep.name, dist, version, ep.load))
     for name, obj in extra:
-        candidates.append((name, "(in-process)", "-", _constant(obj)))
+        candidates.append((name, IN_PROCESS, "-", _constant(obj)))
 
     for name, dist, version, load in candidates:
         try:

@@ -31,6 +31,7 @@ examples:
   lcm import --provider codex        only Codex rollouts
   lcm import ~/.claude/projects/-home-me-app/2f1c.jsonl
   lcm import --dry-run --json DIR    what would be imported, as JSON
+  lcm import --workers 1 DIR         a single process (default: one per CPU for large imports)
 """
 
 
@@ -45,16 +46,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="read, scrub and count, but write nothing (no database, no quarantine)")
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="records per transaction, 1-1000 (default: import.batch_size = 100)")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="processes to import with, a file each at a time (default: import.workers = 0, "
+                             "one per CPU when there are 8 MiB or more; 1: a single process)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
 class _Bar:
-    """Turns per-file byte progress into one bar over every file."""
+    """Turns per-file byte progress (of several files at once, with workers) into one bar."""
 
     def __init__(self) -> None:
         self.bar: Progress | None = None
         self.done_before = 0
-        self.current = 0
+        self.current: dict[Path | None, int] = {}
 
     def __call__(self, event: object) -> None:
         from ..ingest import ProgressEvent
@@ -65,10 +69,10 @@ class _Bar:
         elif self.bar is not None:
             if event.kind == "file_done":
                 self.done_before += event.bytes_total
-                self.current = 0
+                self.current.pop(event.path, None)
             else:
-                self.current = event.bytes_done
-            done = self.done_before + self.current
+                self.current[event.path] = event.bytes_done
+            done = self.done_before + sum(self.current.values())
             self.bar.advance(done - self.bar.done, event.path.name if event.path else "")
 
     def finish(self) -> None:
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace, app: App) -> int:
             project=args.import_project,
             dry_run=args.dry_run,
             batch_size=args.batch_size,
+            workers=args.workers,
             progress=progress,
         )
     finally:

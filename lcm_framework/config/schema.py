@@ -100,6 +100,8 @@ SETTINGS: dict[str, Setting] = {
            nullable=True),
         # import
         _s("import.batch_size", int, 100, "Records per backfill transaction.", minimum=1, maximum=1000),
+        _s("import.workers", int, 0, "Processes a large import uses (0: one per CPU for 8 MiB or more; "
+           "1: in-process).", minimum=0, maximum=64),
         # daemon
         _s("daemon.port", int, 3737, "Port of the local daemon (127.0.0.1 only).", minimum=1, maximum=65535),
         _s("daemon.autostart", bool, True, "Hooks start the daemon when it is down."),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,10 +10,12 @@ from ..errors import ConfigError
 from .context import RunContext, RunOptions
 from .discovery import MissingPath, SourceSpec, plan_sources, select_formats
 from .engine import import_spec
+from .parallel import import_in_workers, worker_count
 from .report import FileError, FileReport, ImportReport, ProgressEvent
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..transcripts.contracts import TranscriptFormat
 
 
 def _batch_size(app: App, batch_size: int | None) -> int:
@@ -36,11 +38,15 @@ def import_sources(
     project: Path | None = None,
     dry_run: bool = False,
     batch_size: int | None = None,
+    workers: int | None = None,
     progress: Callable[[ProgressEvent], None] | None = None,
 ) -> ImportReport:
     """Import transcripts: ``paths`` (files or directories) or, with none, every selected format's
     default client roots. Each session goes to the project of its working directory unless
-    ``project`` is given. A failing file is reported and the others still import."""
+    ``project`` is given. A failing file is reported and the others still import.
+
+    ``workers`` (default ``import.workers``) spreads a large import over processes,
+    a file per process at a time; see ``parallel.worker_count``."""
     formats = app.plugins.formats()
     if provider not in (None, "all") and provider not in providers(app):
         raise ConfigError(f"unknown provider {provider!r} (registered: {', '.join(providers(app)) or 'none'})")
@@ -49,24 +55,40 @@ def import_sources(
                          progress=progress)
     plan = plan_sources(formats, selected, paths, app.config.env)
     report = ImportReport(dry_run=dry_run)
+    specs = [item for item in plan if isinstance(item, SourceSpec)]
+    sizes = [_size(spec.path) for spec in specs]
     if progress is not None:
-        total = sum(_size(item.path) for item in plan if isinstance(item, SourceSpec))
-        progress(ProgressEvent("start", None, 0, total, len(plan)))
+        progress(ProgressEvent("start", None, 0, sum(sizes), len(plan)))
+
+    def file_done(spec: SourceSpec, file_report: FileReport) -> None:
+        if progress is not None:
+            progress(ProgressEvent("file_done", spec.path, file_report.bytes_total, file_report.bytes_total))
+
+    processes = worker_count(app, workers, specs, sizes)
+    if processes:
+        done = iter(import_in_workers(app, options, provider, specs, sizes, processes, file_done))
+    else:
+        done = _in_process(app, options, selected, specs, file_done)
+    for item in plan:
+        if isinstance(item, MissingPath):
+            report.file_reports.append(FileReport(path=str(item.path), status="failed",
+                                                  error=FileError(item.error.code, str(item.error))))
+        else:
+            report.file_reports.append(next(done))
+    return report
+
+
+def _in_process(app: App, options: RunOptions, selected: Mapping[str, TranscriptFormat],
+                specs: Sequence[SourceSpec], file_done: Callable[[SourceSpec, FileReport], None]
+                ) -> Iterator[FileReport]:
     ctx = RunContext(app, options, selected)
     try:
-        for item in plan:
-            if isinstance(item, MissingPath):
-                failed = FileReport(path=str(item.path), status="failed",
-                                    error=FileError(item.error.code, str(item.error)))
-                report.file_reports.append(failed)
-                continue
-            file_report = import_spec(ctx, item, explicit=item.named)
-            report.file_reports.append(file_report)
-            if progress is not None:
-                progress(ProgressEvent("file_done", item.path, file_report.bytes_total, file_report.bytes_total))
+        for spec in specs:
+            file_report = import_spec(ctx, spec, explicit=spec.named)
+            file_done(spec, file_report)
+            yield file_report
     finally:
         ctx.close()
-    return report
 
 
 def ingest_file(app: App, path: Path, *, format_id: str | None = None, project: Path | None = None) -> FileReport:

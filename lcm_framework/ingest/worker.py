@@ -1,0 +1,74 @@
+"""An import worker process (``python -m lcm_framework.ingest.worker IN_FD OUT_FD``), started by ``parallel``.
+
+It reads a ``WorkerSetup`` and then ``(index, SourceSpec)`` tasks from ``IN_FD``
+until ``None``, imports each file with its own App, and writes
+``("progress", ProgressEvent)`` and ``("done", index, FileReport)`` to ``OUT_FD``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+from dataclasses import replace
+from multiprocessing.connection import Connection
+
+from .context import RunContext
+from .discovery import select_formats
+from .engine import import_spec
+from .parallel import WorkerSetup
+from .report import ProgressEvent
+
+
+def serve(inbox: Connection, outbox: Connection) -> None:
+    """Rebuild the parent's App from its setup, then import each file sent until ``None``."""
+    from ..app import App
+    from ..config import load_config
+    from ..plugins import build_plugins
+
+    setup = inbox.recv()
+    assert isinstance(setup, WorkerSetup)
+    _die_with_parent(setup.parent_pid)
+    env = setup.env
+    app = App(load_config(project=setup.project_root, env=env, overrides=setup.flags),
+              build_plugins(env, stderr=io.StringIO()))  # the parent already reported plugin problems
+
+    def forward(event: ProgressEvent) -> None:
+        outbox.send(("progress", event))
+
+    options = replace(setup.options, progress=forward if setup.forward_progress else None)
+    ctx = RunContext(app, options, select_formats(app.plugins.formats(), setup.provider))
+    try:
+        while (task := inbox.recv()) is not None:
+            index, spec = task
+            outbox.send(("done", index, import_spec(ctx, spec, explicit=spec.named)))
+    except (EOFError, BrokenPipeError):  # the parent is gone
+        pass
+    finally:
+        ctx.close()
+        app.close()
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Ask Linux to SIGKILL this worker when the importing parent dies (elsewhere a closed pipe ends it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def main(argv: list[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    serve(Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
