@@ -175,7 +175,10 @@ class _Pool:
         running: dict[Any, _Worker] = {}
         try:
             for _ in range(self.size):
-                worker = _Worker(self.setup)
+                try:
+                    worker = _Worker(self.setup)
+                except OSError:  # cannot start another process (limits): the others, or the parent, go on
+                    break
                 running[worker.inbox] = worker
                 worker.fill(pending)
             while running:

@@ -181,3 +181,17 @@ def test_in_process_plugins_keep_the_import_in_process(tmp_path: Path) -> None:
         assert worker_count(app, 4, _specs(5), [10] * 5) == 0
     finally:
         app.close()
+
+
+def test_workers_that_cannot_start_leave_the_import_to_the_parent(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    proj = tmp_path / "proj"
+    src = _corpus(tmp_path, proj)
+    _, reference = _import(tmp_path, proj, src, "single", 1)
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    report, got = _import(tmp_path, proj, src, "parallel", 2)
+    assert report.errors == [] and got == reference
