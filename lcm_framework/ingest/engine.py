@@ -38,7 +38,7 @@ from .discovery import SourceSpec
 from .errors import CheckpointConflictError, IngestError, SourceChangedError, UnknownFormatError
 from .report import FileError, FileReport, ProgressEvent
 from .source import BoundSource
-from .state import CheckpointState, Counters, IngestKeys, resumable_counters, source_key
+from .state import CheckpointState, Counters, IngestKeys, key_version, resumable_counters, source_key
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber
@@ -185,9 +185,9 @@ class _FileImport:
         self.ref, self.session_id = ref, session_id
         self.storage: ProjectStorage | None = ctx.storage(ref)
         self.scrubber = ctx.scrubber(Path(ref.root))
-        self.keys = IngestKeys(fmt.identity, session_id, src.locator)
         self.key = source_key(fmt.identity.client_name, src.locator)
         cp = self.storage.native_transcripts.get_checkpoint(self.key) if self.storage else None
+        self.keys = IngestKeys(fmt.identity, session_id, src.locator, key_version(cp))
         self.expected = cp
         self.conversation_id = _conversation_id(cp, session_id)
         report.conversation_id = report.conversation_id or self.conversation_id
@@ -343,7 +343,7 @@ class _FileImport:
         base = self.base
         prefix = self.hasher.copy().hexdigest()
         state = CheckpointState(self.session_id, self.fmt.identity, self.src.identity, self.conversation_id,
-                                *position)
+                                *position, key_version=self.keys.version)
 
         def checkpoint(inserted: int, skipped: int, conversation_id: int | None) -> Checkpoint:
             return Checkpoint(
