@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .. import compact_json
 from ..errors import ScrubberError
 from ..transcripts.reader import Reason
 from .rules import CompiledRule
@@ -57,15 +57,19 @@ class ScrubRejected(ScrubberError):
         super().__init__(f"record refused by the scrubber: {reason.value}" + (f" ({detail})" if detail else ""))
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+def canonical_bytes(value: Any) -> bytes:
+    """Sorted keys, compact separators, literal Unicode, UTF-8: what is rescanned, hashed and stored."""
+    try:
+        return compact_json.dumps(value, sort_keys=True)
+    except UnicodeEncodeError:
+        raise ScrubRejected(Reason.MALFORMED_JSON, "lone surrogate") from None
+    except (TypeError, ValueError):
+        raise ScrubRejected(Reason.MALFORMED_JSON, "not representable as JSON") from None
 
 
 def canonical_json(value: Any) -> str:
-    """Sorted keys, compact separators, literal Unicode: the text that is rescanned, hashed and stored."""
-    try:
-        return _CANONICAL.encode(value)
-    except (TypeError, ValueError):
-        raise ScrubRejected(Reason.MALFORMED_JSON, "not representable as JSON") from None
+    """``canonical_bytes`` as text."""
+    return canonical_bytes(value).decode("utf-8")
 
 
 def _encode(text: str) -> bytes:
@@ -148,22 +152,20 @@ class Scrubber:
         """
         if not isinstance(value, dict | list):
             raise ScrubRejected(Reason.NON_CONTAINER_JSON)
-        canonical = canonical_json(value)
-        data = _encode(canonical)
+        data = canonical_bytes(value)
         candidates = self._scanner.candidates(data)
         if not candidates:
-            return ScrubbedRecord(value, canonical, hashlib.sha256(data).hexdigest(), {})
+            return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
         counts: Counter[str] = Counter()
         mapping = self._redactions(value, candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
-            canonical = canonical_json(value)
-            data = canonical.encode("utf-8")
+            data = canonical_bytes(value)
             candidates = self._scanner.candidates(data)
         hit = self._scanner.first_hit(data, candidates)
         if hit is not None:
             raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
-        return ScrubbedRecord(value, canonical, hashlib.sha256(data).hexdigest(), dict(counts))
+        return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), dict(counts))
 
     def _redactions(self, value: Any, candidates: list[int], counts: Counter[str]) -> dict[str, str]:
         """Map each key or string that holds a secret to its scrubbed form."""

@@ -8,11 +8,11 @@ odd input.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from .. import compact_json
 from ..summarize.tokens import estimate_tokens
 
 __all__ = ["estimate_tokens", "parse_timestamp", "string_fields", "to_json"]
@@ -35,12 +35,9 @@ def parse_timestamp(value: Any) -> datetime | None:
     return None
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
-
-
 def to_json(value: Any) -> str:
     """Compact JSON of a parsed native value, key order kept, non-ASCII kept literal."""
-    return _ENCODER.encode(value)
+    return compact_json.dumps(value).decode("utf-8")
 
 
 def string_fields(source: Mapping[str, Any], keys: Mapping[str, str]) -> dict[str, str]:
