@@ -47,8 +47,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="records per transaction, 1-1000 (default: import.batch_size = 100)")
     parser.add_argument("--workers", type=int, metavar="N",
-                        help="processes to import with, a file each at a time (default: import.workers = 0, "
-                             "one per CPU when there are 8 MiB or more; 1: a single process)")
+                        help="processes to import with, this one included, a file each at a time (default: "
+                             "import.workers = 0, one per CPU when there are 8 MiB or more; 1: this process)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 

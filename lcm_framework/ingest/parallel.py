@@ -4,12 +4,13 @@ Every file is an independent source (its own checkpoint, ingest keys and
 transaction per batch), so files can go to different processes and the
 result is the same database a single process writes; only surrogate ids
 (conversation, message, record numbers) may be assigned in another order.
-The parent only hands out files, biggest first, and collects reports and
-progress. Workers are spawned (never forked: no SQLite connection or thread
+The parent hands out files, biggest first, collects reports and progress,
+and imports the smallest files itself whenever no worker needs it. Workers
+are started as new interpreters (never forked: no SQLite connection or thread
 crosses a fork), build their App from the parent's configuration, and die
 with the parent (``kill -9`` of an import leaves no orphan writing). A file a
-worker did not finish because the worker died is imported again in the
-parent, which converges like any interrupted import.
+worker did not finish because it died is imported again by the others, which
+converges like any interrupted import.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class WorkerSetup:
 
 
 def worker_count(app: App, requested: int | None, specs: Sequence[SourceSpec], sizes: Sequence[int]) -> int:
-    """Worker processes for this run; 0 imports in-process.
+    """Processes that import in this run, this one included; 0 imports in-process only.
 
     ``requested`` (``--workers`` or ``import.workers``): 1 means in-process, 0 means
     auto (one per CPU, at most ``MAX_AUTO_WORKERS``, and only for ``AUTO_MIN_BYTES``
@@ -78,8 +79,8 @@ def worker_count(app: App, requested: int | None, specs: Sequence[SourceSpec], s
 def import_in_workers(app: App, options: RunOptions, provider: str | None, specs: Sequence[SourceSpec],
                       sizes: Sequence[int], workers: int,
                       on_report: Callable[[SourceSpec, FileReport], None]) -> list[FileReport]:
-    """Import ``specs`` in ``workers`` processes; the reports come back in the order of ``specs``, and
-    ``on_report`` sees each one as it arrives."""
+    """Import ``specs`` in ``workers`` processes, this one included; the reports come back in the order
+    of ``specs``, and ``on_report`` sees each one as it arrives."""
     config = app.config
     setup = WorkerSetup(
         project_root=config.project_root,
@@ -91,14 +92,18 @@ def import_in_workers(app: App, options: RunOptions, provider: str | None, specs
         parent_pid=os.getpid(),
     )
     order = sorted(range(len(specs)), key=lambda i: -sizes[i])
+    ctx = RunContext(app, options, select_formats(app.plugins.formats(), provider))
 
     def here(task: Task) -> FileReport:
-        report = _import_here(app, options, provider, task[1])
+        report = import_spec(ctx, task[1], explicit=task[1].named)
         on_report(task[1], report)
         return report
 
-    pool = _Pool(setup, workers, options.progress, lambda task, report: on_report(task[1], report))
-    return pool.run([(i, specs[i]) for i in order], len(specs), here)
+    try:
+        pool = _Pool(setup, workers - 1, options.progress, lambda task, report: on_report(task[1], report))
+        return pool.run([(i, specs[i]) for i in order], len(specs), here)
+    finally:
+        ctx.close()
 
 
 class _Worker:
@@ -165,29 +170,35 @@ class _Pool:
         self.progress = progress
         self.on_report = on_report
 
-    def run(self, tasks: list[Task], total: int, fallback: Callable[[Task], FileReport]) -> list[FileReport]:
-        """Hand out ``tasks`` (biggest first), gather every report; files of a dead worker run in ``fallback``."""
+    def run(self, tasks: list[Task], total: int, here: Callable[[Task], FileReport]) -> list[FileReport]:
+        """Hand out ``tasks``, biggest first, and gather every report. This process imports too, the
+        smallest files (so it is never away from handing out work for long), whenever no worker
+        message waits; it also imports the files of a worker that died."""
         from multiprocessing.connection import wait
 
-        pending = list(reversed(tasks))  # pop() hands out the biggest file first
+        pending = list(reversed(tasks))  # pop() hands out the biggest file, pop(0) the smallest
         reports: dict[int, FileReport] = {}
-        orphaned: list[Task] = []
         running: dict[Any, _Worker] = {}
         try:
             for _ in range(self.size):
                 try:
                     worker = _Worker(self.setup)
-                except OSError:  # cannot start another process (limits): the others, or the parent, go on
+                except OSError:  # cannot start another process (limits): the others, or this one, go on
                     break
                 running[worker.inbox] = worker
                 worker.fill(pending)
-            while running:
-                for inbox in wait(list(running)):
+            while running or pending:
+                ready = wait(list(running), timeout=0 if pending else None) if running else []
+                if not ready:
+                    task = pending.pop(0)
+                    reports[task[0]] = here(task)
+                    continue
+                for inbox in ready:
                     worker = running[inbox]
                     try:
                         message = worker.inbox.recv()
                     except (EOFError, OSError):  # the worker died: its unfinished files are redone here
-                        orphaned += worker.tasks
+                        pending += worker.tasks
                         del running[inbox]
                         worker.close(kill=True)
                         continue
@@ -205,14 +216,4 @@ class _Pool:
         finally:
             for worker in running.values():  # interrupted: stop the workers (an open batch rolls back)
                 worker.close(kill=True)
-        for task in sorted(orphaned + pending, key=lambda t: t[0]):
-            reports[task[0]] = fallback(task)
         return [reports[i] for i in range(total)]
-
-
-def _import_here(app: App, options: RunOptions, provider: str | None, spec: SourceSpec) -> FileReport:
-    ctx = RunContext(app, options, select_formats(app.plugins.formats(), provider))
-    try:
-        return import_spec(ctx, spec, explicit=spec.named)
-    finally:
-        ctx.close()

@@ -86,7 +86,7 @@ def test_workers_store_what_one_process_stores(tmp_path: Path) -> None:
     assert any(e.kind == "bytes" for e in events)  # forwarded from the workers
 
 
-def test_a_worker_that_dies_has_its_files_redone_by_the_parent(tmp_path: Path) -> None:
+def test_a_worker_that_dies_has_its_files_imported_by_the_others(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     src = _corpus(tmp_path, proj)
     _, reference = _import(tmp_path, proj, src, "single", 1)
@@ -100,7 +100,7 @@ def test_a_worker_that_dies_has_its_files_redone_by_the_parent(tmp_path: Path) -
             os.kill(workers[0], signal.SIGKILL)
             killed.append(workers[0])
 
-    report, got = _import(tmp_path, proj, src, "parallel", 2, kill_a_worker)
+    report, got = _import(tmp_path, proj, src, "parallel", 3, kill_a_worker)
     assert killed
     assert report.errors == []
     assert got == reference
@@ -127,10 +127,10 @@ def test_kill_9_of_a_parallel_import_leaves_no_worker_and_a_rerun_converges(tmp_
     home = tmp_path / "parallel"
     env = {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(home), mark: "1"}
     command = [sys.executable, "-m", "lcm_framework.cli.main", "import", str(src), "--batch-size", "7",
-               "--workers", "2"]
+               "--workers", "3"]
     proc = subprocess.Popen(command, env=env, cwd=proj, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
-    while proc.poll() is None and len(_marked_processes(mark)) < 3:  # the parent and its two workers
+    while proc.poll() is None and len(_marked_processes(mark)) < 3:  # the importer and its two workers
         assert time.monotonic() < deadline
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
