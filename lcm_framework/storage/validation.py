@@ -232,10 +232,15 @@ def validate_native_batch(v: Validator, records: Sequence[NativeRecordInput], so
             v.count(f"checkpoint.{name}", getattr(cp, name))
         if cp.source_key != source_key:
             raise v.invalid("the checkpoint belongs to another source_key", "source_key_mismatch")
+    checked_format = None
     for record in records:
         for name in _RECORD_TEXTS:
-            v.text(name, getattr(record, name))
-        v.texts("format", (record.format.client_name, record.format.format_name, record.format.format_version))
+            value = getattr(record, name)
+            if value.__class__ is not str or "\x00" in value:  # the common case without a call
+                v.text(name, value)
+        if record.format is not checked_format:  # a batch shares one FormatIdentity object
+            fmt = checked_format = record.format
+            v.texts("format", (fmt.client_name, fmt.format_name, fmt.format_version))
         if not record.ingest_key:
             raise v.invalid("ingest_key must not be empty", "empty_id")
         v.count("source_ordinal", record.source_ordinal)

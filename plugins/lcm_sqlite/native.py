@@ -41,9 +41,17 @@ def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
             r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
+_CHECKPOINT_FIELDS = tuple(f.name for f in dataclasses.fields(Checkpoint))
+
+
+def _values(cp: Checkpoint) -> tuple[Any, ...]:
+    """A checkpoint's values in column order (its fields are all scalars: no deep copy needed)."""
+    return tuple(getattr(cp, name) for name in _CHECKPOINT_FIELDS)
+
+
 def _progress(cp: Checkpoint) -> tuple[Any, ...]:
     """A checkpoint's values without its revision."""
-    return dataclasses.astuple(dataclasses.replace(cp, revision=0))
+    return _values(dataclasses.replace(cp, revision=0))
 
 
 class SqliteNativeTranscripts(Repository):
@@ -72,7 +80,7 @@ class SqliteNativeTranscripts(Repository):
                 return NativeBatchResult(inserted, skipped, current)
             stored = dataclasses.replace(new_checkpoint, revision=1 if current is None else current.revision + 1)
             conn.execute(f"INSERT OR REPLACE INTO checkpoints ({_CHECKPOINT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         dataclasses.astuple(stored))
+                         _values(stored))
         return NativeBatchResult(inserted, skipped, stored)
 
     def _existing(self, conn: sqlite3.Connection, records: Sequence[NativeRecordInput]) -> dict[str, NativeRecord]:
@@ -86,11 +94,13 @@ class SqliteNativeTranscripts(Repository):
 
     def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
         ingested = now_us()
+        observed: dict[object, int] = {}  # a batch shares one observation time: convert it once
         conn.executemany(
             f"INSERT INTO native_records ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
               r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
-              to_us(r.observed_at), ingested, r.message_id) for r in records])
+              observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)), ingested,
+              r.message_id) for r in records])
 
     def _load_checkpoint(self, conn: sqlite3.Connection, source_key: str) -> Checkpoint | None:
         row = conn.execute(f"SELECT {_CHECKPOINT} FROM checkpoints WHERE source_key = ?", (source_key,)).fetchone()
