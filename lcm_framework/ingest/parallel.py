@@ -60,7 +60,7 @@ def worker_count(app: App, requested: int | None, specs: Sequence[SourceSpec], s
 
     ``requested`` (``--workers`` or ``import.workers``): 1 means in-process, 0 means
     auto (one per CPU, at most ``MAX_AUTO_WORKERS``, and only for ``AUTO_MIN_BYTES``
-    or more). Never more workers than files; never workers when a plugin was
+    or more). Never more processes than files; never workers when a plugin was
     registered in-process (another process could not load it).
     """
     wanted = int(app.config.get("import.workers")) if requested is None else requested
@@ -77,9 +77,9 @@ def worker_count(app: App, requested: int | None, specs: Sequence[SourceSpec], s
 
 
 def import_in_workers(app: App, options: RunOptions, provider: str | None, specs: Sequence[SourceSpec],
-                      sizes: Sequence[int], workers: int,
+                      sizes: Sequence[int], processes: int,
                       on_report: Callable[[SourceSpec, FileReport], None]) -> list[FileReport]:
-    """Import ``specs`` in ``workers`` processes, this one included; the reports come back in the order
+    """Import ``specs`` in ``processes`` processes, this one included; the reports come back in the order
     of ``specs``, and ``on_report`` sees each one as it arrives."""
     config = app.config
     setup = WorkerSetup(
@@ -100,7 +100,7 @@ def import_in_workers(app: App, options: RunOptions, provider: str | None, specs
         return report
 
     try:
-        pool = _Pool(setup, workers - 1, options.progress, lambda task, report: on_report(task[1], report))
+        pool = _Pool(setup, processes - 1, options.progress, lambda task, report: on_report(task[1], report))
         return pool.run([(i, specs[i]) for i in order], len(specs), here)
     finally:
         ctx.close()
