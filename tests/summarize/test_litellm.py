@@ -102,7 +102,6 @@ def test_mock_response_text(config: Config) -> None:
     assert llm.attempts == 1
 
 
-@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 def test_list_of_blocks_content_is_joined(config: Config, litellm: Any) -> None:
     response = litellm.ModelResponse()
     response.choices[0].message.content = [
