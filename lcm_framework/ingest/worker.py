@@ -43,8 +43,6 @@ def serve(inbox: Connection, outbox: Connection) -> None:
         while (task := inbox.recv()) is not None:
             index, spec = task
             outbox.send(("done", index, import_spec(ctx, spec, explicit=spec.named)))
-    except (EOFError, BrokenPipeError):  # the parent is gone
-        pass
     finally:
         ctx.close()
         app.close()
@@ -67,7 +65,10 @@ def _die_with_parent(parent_pid: int) -> None:
 
 def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    serve(Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False))
+    try:
+        serve(Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False))
+    except (EOFError, BrokenPipeError):  # the parent is gone: nothing to report to
+        pass
 
 
 if __name__ == "__main__":
