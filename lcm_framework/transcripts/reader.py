@@ -60,13 +60,18 @@ class RecordRejected(TranscriptError):
 
 @dataclass(frozen=True, slots=True)
 class ParsedRecord:
-    """An accepted line. ``raw_sha256`` is the digest of the line's bytes without its newline."""
+    """An accepted line; ``raw`` holds its bytes without the newline."""
 
     ordinal: int
     start: int
     end: int
     value: dict[str, Any] | list[Any]
-    raw_sha256: str
+    raw: bytes
+
+    @property
+    def raw_sha256(self) -> str:
+        """The digest of ``raw``, computed on demand: only a record refused later (by the scrubber) needs it."""
+        return hashlib.sha256(self.raw).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,11 +237,10 @@ def read_records(
         if not body.strip(_WHITESPACE):
             ordinal += 1
             continue
-        raw_sha256 = hashlib.sha256(body).hexdigest()
         try:
             value = parse_record(body)
         except RecordRejected as exc:
-            yield RejectedRecord(ordinal, start, offset, exc.reason, raw_sha256)
+            yield RejectedRecord(ordinal, start, offset, exc.reason, hashlib.sha256(body).hexdigest())
         else:
-            yield ParsedRecord(ordinal, start, offset, value, raw_sha256)
+            yield ParsedRecord(ordinal, start, offset, value, body)
         ordinal += 1
