@@ -54,3 +54,26 @@ def test_postgres_import_matches_sqlite(tmp_path: Path) -> None:
         assert (cp.byte_offset, cp.prefix_sha256, cp.last_source_ordinal, cp.imported, cp.quarantined) == (
             ref.byte_offset, ref.prefix_sha256, ref.last_source_ordinal, ref.imported, ref.quarantined)
         assert json.loads(cp.state_json)["next_seq"] == json.loads(ref.state_json)["next_seq"]
+
+
+def test_postgres_import_in_several_processes_matches_one(tmp_path: Path) -> None:
+    """Workers rebuild the PostgreSQL configuration (URL, schema, pool) from the parent's."""
+    db = require_database()
+    proj = tmp_path / "proj"
+    src = tmp_path / "src"
+    sessions = [f"pgw-{i}" for i in range(4)]
+    for i, session in enumerate(sessions):
+        write_jsonl(src / f"c{i}.jsonl", claude_records(session, str(proj), 5 + i))
+    results = []
+    for workers in (1, 3):
+        with db.fresh_schema() as schema:
+            config = db.config(schema, tmp_path / f"pg-{workers}")
+            app = App(config, build_plugins(config.env))
+            try:
+                report = import_sources(app, [src], batch_size=4, workers=workers)
+                assert report.errors == [] and report.stored == sum(4 * (5 + i) for i in range(4))
+                snap = snapshot(app, proj, sessions)
+            finally:
+                app.close()
+        results.append({key: snap[key] for key in ("conversations", "native", "redactions", "quarantine")})
+    assert results[0] == results[1]
