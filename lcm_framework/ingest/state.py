@@ -74,7 +74,7 @@ def key_version(checkpoint: Checkpoint | None) -> int:
         version = json.loads(checkpoint.state_json).get("key_version", 1)
     except (ValueError, AttributeError):
         return 1
-    return version if version in (1, 2) else 1
+    return version if type(version) is int and version in (1, 2) else 1
 
 
 @dataclass
