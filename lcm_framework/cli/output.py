@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ..jsonable import to_jsonable
@@ -27,27 +27,42 @@ def print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Text
 
 
 class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise."""
+    """A one-line progress bar on a terminal (stderr) with the time left once it can be told; silent
+    otherwise."""
 
-    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
+    def __init__(self, total: int, label: str, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.total = max(total, 1)
         self.label = label
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty()
         self.done = 0
-        self._last = 0.0
+        self._clock = clock
+        self._started = clock()
+        self._last = -1.0
 
     def advance(self, amount: int = 1, note: str = "") -> None:
         self.done += amount
-        now = time.monotonic()
+        now = self._clock()
         if self.enabled and (now - self._last > 0.1 or self.done >= self.total):
             self._last = now
             share = min(self.done / self.total, 1.0)
             bar = "#" * int(share * 30)
-            self.stream.write(f"\r{self.label} [{bar:<30}] {share:6.1%} {note[:40]:<40}")
+            self.stream.write(f"\r{self.label} [{bar:<30}] {share:6.1%} {_left(now - self._started, share)} "
+                              f"{note[:40]:<40}")
             self.stream.flush()
 
     def finish(self) -> None:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _left(elapsed: float, share: float) -> str:
+    """``ETA m:ss`` (or ``h:mm:ss``) from the pace so far; blank for the first second or before any progress."""
+    if elapsed < 1 or share <= 0:
+        return " " * 12
+    hours, rest = divmod(int(elapsed * (1 - share) / share), 3600)
+    minutes, seconds = divmod(rest, 60)
+    text = f"ETA {hours}:{minutes:02d}:{seconds:02d}" if hours else f"ETA {minutes}:{seconds:02d}"
+    return f"{text:<12}"
