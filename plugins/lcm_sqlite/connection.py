@@ -27,6 +27,8 @@ T = TypeVar("T")
 FILE_MODE = 0o600
 MMAP_BYTES = 256 * 2**20
 """Memory-mapped reads: full-text ranking touches many scattered pages, and mapping saves a syscall each."""
+# temp_store = MEMORY: a repository call inside a transaction runs in a savepoint, whose statement journal
+# SQLite would otherwise write to a file under /var/tmp (about 3 bytes per imported byte, a third of the I/O).
 
 
 class TxToken:
@@ -73,6 +75,7 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        conn.execute("PRAGMA temp_store = MEMORY")
     except sqlite3.Error as exc:
         conn.close()
         raise translate(exc, domain, project) from None
