@@ -19,7 +19,7 @@ from lcm_framework.storage.validation import validate_append, validate_insert, v
 
 from .clock import from_us, now_us, to_us
 from .context import renumber
-from .scope import Repository, chunks, marks
+from .scope import Repository, chunks, insert_rows, marks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
 _MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM messages"
@@ -120,12 +120,9 @@ class SqliteConversations(Repository):
     def _store(self, conn: sqlite3.Connection, conversation_id: int, messages: Sequence[NewMessage],
                rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:
         default_created = now_us()
-        conn.executemany(
-            "INSERT INTO messages (conversation_id, seq, role, content, token_count, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(conversation_id, seq, role, content, tokens, default_created if created is None else created)
-             for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)],
-        )
+        insert_rows(conn, "messages (conversation_id, seq, role, content, token_count, created_at)",
+                    [(conversation_id, seq, role, content, tokens, default_created if created is None else created)
+                     for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)])
         ids = self._ids_by_seq(conn, conversation_id, seqs)
         default_at = from_us(default_created)
         parts = [

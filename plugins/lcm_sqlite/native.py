@@ -17,12 +17,13 @@ from lcm_framework.storage.models import (
 from lcm_framework.storage.validation import validate_native_batch
 
 from .clock import from_us, now_us, to_us
-from .scope import Repository, chunks, marks
+from .scope import Repository, chunks, insert_rows, marks
 
 _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version, native_session_id, "
             "source_locator, source_ordinal, payload_json, content_sha256, scrubber_version, observed_at, "
             "ingested_at, message_id")
 _SELECT = f"SELECT {_COLUMNS} FROM native_records"
+_INSERT_COLUMNS = _COLUMNS.removeprefix("transcript_id, ")
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
 
@@ -95,12 +96,11 @@ class SqliteNativeTranscripts(Repository):
     def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
         ingested = now_us()
         observed: dict[object, int] = {}  # a batch shares one observation time: convert it once
-        conn.executemany(
-            f"INSERT INTO native_records ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
-              r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
-              observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)), ingested,
-              r.message_id) for r in records])
+        insert_rows(conn, f"native_records ({_INSERT_COLUMNS})", [
+            (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
+             r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
+             observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)), ingested,
+             r.message_id) for r in records])
 
     def _load_checkpoint(self, conn: sqlite3.Connection, source_key: str) -> Checkpoint | None:
         row = conn.execute(f"SELECT {_CHECKPOINT} FROM checkpoints WHERE source_key = ?", (source_key,)).fetchone()

@@ -51,3 +51,26 @@ def chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
 
 def marks(values: Iterable[Any]) -> str:
     return ",".join("?" for _ in values)
+
+
+MAX_INSERT_PARAMETERS = 999
+"""Bound parameters per multi-row INSERT: SQLite's historical limit, so any build accepts it."""
+
+
+def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[Any]]) -> None:
+    """``INSERT INTO {into} VALUES (...), (...)``: as few statements as the parameter limit allows.
+
+    Inside a transaction SQLite opens a statement savepoint per statement, and
+    the full-text index flushes its pending terms into a new segment at each
+    one: ``executemany`` on an indexed table wrote a segment per row (and then
+    merged them), one statement per chunk writes one.
+    """
+    if not rows:
+        return
+    width = len(rows[0])
+    row_marks = "(" + ",".join("?" * width) + ")"
+    per = max(1, MAX_INSERT_PARAMETERS // width)
+    for start in range(0, len(rows), per):
+        group = rows[start:start + per]
+        conn.execute(f"INSERT INTO {into} VALUES {','.join([row_marks] * len(group))}",
+                     [value for row in group for value in row])

@@ -111,3 +111,29 @@ def test_unfiltered_ranking_is_bounded_to_the_newest_candidates(make_factory: Ma
     assert sorted(unfiltered) == sorted(ids[2:5])
     filtered = [h.id for h in storage.lexical_search.search(SearchQuery("zebra", conversation_id=conv.conversation_id))]
     assert filtered[0] == ids[0] and sorted(filtered) == sorted(ids[:5])
+
+
+@pytest.mark.parametrize("tier", [t for t in TIERS if t != "like"])
+def test_a_batch_of_messages_is_indexed_as_few_segments(make_factory: MakeFactory, tmp_path: Path,
+                                                        tier: str) -> None:
+    """Appending messages in a transaction flushes the full-text index once per INSERT statement, not once per
+    row: 400 messages (2,400 parameters, so three statements) leave at most three new segments."""
+    storage = make_factory(**{"storage.fts_tier": tier}).open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    raw = sqlite3.connect(db_path(tmp_path, ref()), isolation_level=None)
+    segments = ("SELECT count(DISTINCT segid) FROM messages_fts_idx" if tier == "fts5"
+                else "SELECT count(*) FROM messages_fts_segdir")
+    try:
+        if tier == "fts5":
+            raw.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)")
+        before = raw.execute(segments).fetchone()[0]
+        texts = [f"batch message {i} word{i}" for i in range(400)]
+        storage.transaction(lambda repos: repos.conversations.append_messages(
+            conv.conversation_id, [NewMessage(Role.USER, t, 1) for t in texts]))
+        assert raw.execute(segments).fetchone()[0] - before <= 3
+    finally:
+        raw.close()
+    assert len(storage.lexical_search.search(SearchQuery("word0"))) == 1
+    assert len(storage.lexical_search.search(SearchQuery("word399"))) == 1
+    assert len(storage.lexical_search.search(SearchQuery("batch message", limit=500))) == 400
+    storage.close()
