@@ -53,12 +53,13 @@ def marks(values: Iterable[Any]) -> str:
     return ",".join("?" for _ in values)
 
 
-MAX_INSERT_PARAMETERS = 999
-"""Bound parameters per multi-row INSERT: SQLite's historical limit, so any build accepts it."""
+MAX_INSERT_PARAMETERS = 32766
+"""Bound parameters per multi-row INSERT at most (SQLite's default limit since 3.32; a build's lower one wins)."""
 
 
 def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[Any]]) -> None:
-    """``INSERT INTO {into} VALUES (...), (...)``: as few statements as the parameter limit allows.
+    """``INSERT INTO {into} VALUES (...), (...)``: as few statements as the parameter limit allows (fewer
+    statements cost less than statement texts that repeat and stay prepared).
 
     Inside a transaction SQLite opens a statement savepoint per statement, and
     the full-text index flushes its pending terms into a new segment at each
@@ -69,7 +70,8 @@ def insert_rows(conn: sqlite3.Connection, into: str, rows: Sequence[Sequence[Any
         return
     width = len(rows[0])
     row_marks = "(" + ",".join("?" * width) + ")"
-    per = max(1, MAX_INSERT_PARAMETERS // width)
+    limit = min(MAX_INSERT_PARAMETERS, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    per = max(1, limit // width)
     for start in range(0, len(rows), per):
         group = rows[start:start + per]
         conn.execute(f"INSERT INTO {into} VALUES {','.join([row_marks] * len(group))}",

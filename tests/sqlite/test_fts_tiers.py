@@ -117,7 +117,7 @@ def test_unfiltered_ranking_is_bounded_to_the_newest_candidates(make_factory: Ma
 def test_a_batch_of_messages_is_indexed_as_few_segments(make_factory: MakeFactory, tmp_path: Path,
                                                         tier: str) -> None:
     """Appending messages in a transaction flushes the full-text index once per INSERT statement, not once per
-    row: 400 messages (2,400 parameters, so three statements) leave at most three new segments."""
+    row: 400 messages leave a few new segments at most, not hundreds."""
     storage = make_factory(**{"storage.fts_tier": tier}).open_project(ref())
     conv = storage.conversations.create_conversation("s")
     raw = sqlite3.connect(db_path(tmp_path, ref()), isolation_level=None)
