@@ -37,7 +37,7 @@ from .context import RunContext
 from .discovery import SourceSpec
 from .errors import CheckpointConflictError, IngestError, SourceChangedError, UnknownFormatError
 from .report import FileError, FileReport, ProgressEvent
-from .source import BoundSource
+from .source import CHUNK, BoundSource
 from .state import CheckpointState, Counters, IngestKeys, key_version, resumable_counters, source_key
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 HEAD_RECORDS = 8
 IDENTITY_SCAN_RECORDS = 200
+HEAD_BUFFER = 64 * 1024
+"""Read buffer when only the first records matter (format sniffing, the session's identity)."""
 MAX_CHANGED_ATTEMPTS = 3
 MAX_CONFLICT_ATTEMPTS = 30
 
@@ -116,13 +118,16 @@ class _FileImport:
 
     # --- set-up ---------------------------------------------------------------
 
-    def _records(self, start: int = 0, first_ordinal: int = 0) -> Iterator[ParsedRecord | RejectedRecord]:
-        return read_records(self.src.open_stream(start), start_offset=start, first_ordinal=first_ordinal)
+    def _records(self, start: int = 0, first_ordinal: int = 0, *,
+                 head: bool = False) -> Iterator[ParsedRecord | RejectedRecord]:
+        """The records from ``start``; ``head``: only the first few will be read (a small read buffer)."""
+        stream = self.src.open_stream(start, buffer_size=HEAD_BUFFER if head else CHUNK)
+        return read_records(stream, start_offset=start, first_ordinal=first_ordinal)
 
     def _sniff(self) -> TranscriptFormat:
         if self.format_id is None:
             head: list[Any] = []
-            for n, rec in enumerate(self._records()):
+            for n, rec in enumerate(self._records(head=True)):
                 if isinstance(rec, ParsedRecord):
                     head.append(rec.value)
                 if len(head) >= HEAD_RECORDS or n >= 4 * HEAD_RECORDS:
@@ -140,7 +145,7 @@ class _FileImport:
 
         session_id: str | None = None
         cwd: str | None = None
-        for n, rec in enumerate(self._records()):
+        for n, rec in enumerate(self._records(head=True)):
             if n >= IDENTITY_SCAN_RECORDS or (session_id and cwd):
                 break
             if not isinstance(rec, ParsedRecord):

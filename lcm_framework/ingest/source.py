@@ -142,10 +142,11 @@ class BoundSource:
         self.digest_range(hasher, 0, end)
         return hasher.hexdigest()
 
-    def open_stream(self, start: int = 0) -> BinaryIO:
-        """A buffered binary stream over the snapshot, positioned at ``start``."""
+    def open_stream(self, start: int = 0, *, buffer_size: int = CHUNK) -> BinaryIO:
+        """A buffered binary stream over the snapshot, positioned at ``start`` (a small ``buffer_size``
+        suits reading only the first records)."""
         raw = _SnapshotIO(self.fd, self.size)
-        stream = io.BufferedReader(raw, buffer_size=CHUNK)
+        stream = io.BufferedReader(raw, buffer_size=buffer_size)
         stream.seek(start)
         return stream
 
@@ -193,8 +194,6 @@ class _SnapshotIO(io.RawIOBase):
         want = min(len(buffer), self._size - self._pos)
         if want <= 0:
             return 0
-        data = os.pread(self._fd, want, self._pos)
-        n = len(data)
-        buffer[:n] = data
+        n = os.preadv(self._fd, [memoryview(buffer)[:want]], self._pos)
         self._pos += n
         return n
