@@ -17,11 +17,19 @@ import os
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from .errors import SourceChangedError, SourceRefusedError
 
 CHUNK = 1 << 20
+
+
+class Digest(Protocol):
+    """The part of a ``hashlib`` hash object that sources and ingest keys use."""
+
+    def update(self, data: bytes, /) -> None: ...
+    def copy(self) -> Digest: ...
+    def hexdigest(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +135,7 @@ class BoundSource:
         end = min(offset + length, self.size)
         return os.pread(self.fd, end - offset, offset) if end > offset else b""
 
-    def digest_range(self, hasher: hashlib._Hash, start: int, end: int) -> None:
+    def digest_range(self, hasher: Digest, start: int, end: int) -> None:
         """Feed bytes ``[start, end)`` of the snapshot to ``hasher``."""
         pos = start
         while pos < end:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..storage.models import Checkpoint, FormatIdentity
-from .source import SourceIdentity
+from .source import Digest, SourceIdentity
 
 STATE_VERSION = 2
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -33,7 +33,7 @@ KEY_VERSION = 2
 """Ingest keys of sources first imported now; a source keeps the version its checkpoint records."""
 
 
-def _fields_digest(*fields: str) -> hashlib._Hash:
+def _fields_digest(*fields: str) -> Digest:
     return hashlib.sha256("".join(f"{len(f)}:{f}" for f in fields).encode("utf-8", "surrogatepass"))
 
 
