@@ -69,7 +69,7 @@ class SqliteBackendFactory:
         except sqlite3.Error as exc:
             conn.close()
             raise translate(exc, "project", project.project_id) from None
-        db = Database(conn, project.project_id)
+        db = Database(conn, project.project_id, self._busy_ms)
         try:
             db.run(lambda c: schema.prepare(c, project, self._tier), "schema")
         except BaseException:
