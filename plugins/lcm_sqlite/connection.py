@@ -38,8 +38,6 @@ quarter longer each time. SQLite's own busy handler sleeps 1, 2, 5, 10, 15... ms
 lock held 3 ms cost a waiter 8: two processes importing into one project idled 12% of the time."""
 WRITE_POLL_MAX_S = 0.005
 """The longest sleep between two tries for the write lock."""
-# temp_store = MEMORY: a repository call inside a transaction runs in a savepoint, whose statement journal
-# SQLite would otherwise write to a file under /var/tmp (about 3 bytes per imported byte, a third of the I/O).
 
 
 class TxToken:
@@ -86,6 +84,8 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        # A repository call inside a transaction runs in a savepoint, whose statement journal SQLite would
+        # otherwise write to a file under /var/tmp (about 3 bytes per imported byte, a third of the I/O).
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
     except sqlite3.Error as exc:
