@@ -238,7 +238,12 @@ def main(quick: bool) -> None:
                   f"{report.records / seconds:7.0f} records/s ({rate / base:.2f}x baseline); "  # type: ignore[attr-defined]
                   f"{_rate(nbytes, cpu):.1f} MB per CPU-second ({base_cpu / cpu:.2f}x baseline)")
         on_rate = _rate(nbytes, seconds_on)  # the default run: worker processes, scrubbing on
-        print(f"target >= 30 MB/s with scrubbing on: {'MET' if on_rate >= 30 else 'NOT MET'} ({on_rate:.1f} MB/s)")
+        if quick:  # 5 MB is below import.workers' auto threshold: one process, and start-up dominates
+            print(f"target >= 30 MB/s with scrubbing on: judged on the full ~50 MB run, not --quick "
+                  f"({on_rate:.1f} MB/s here)")
+        else:
+            print(f"target >= 30 MB/s with scrubbing on: {'MET' if on_rate >= 30 else 'NOT MET'} "
+                  f"({on_rate:.1f} MB/s)")
 
         from lcm_framework.app import App
         from lcm_framework.config import load_config
