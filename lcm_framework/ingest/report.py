@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
@@ -123,8 +123,17 @@ class ImportReport:
 
     @property
     def conversations(self) -> list[ConversationTouched]:
-        found = (f.conversation() for f in self.file_reports if f.status != "skipped")
-        return [c for c in found if c is not None]
+        """Each conversation once, its new messages summed over its files. A file without one (a Claude
+        sub-agent transcript keeps native records only, under its parent's session id) adds none."""
+        merged: dict[tuple[str, str, int | None], ConversationTouched] = {}
+        for report in self.file_reports:
+            found = report.conversation() if report.status != "skipped" else None
+            if found is None or (found.conversation_id is None and not found.new_messages):
+                continue
+            key = (found.project_id, found.session_id, found.conversation_id)
+            seen = merged.get(key)
+            merged[key] = found if seen is None else replace(seen, new_messages=seen.new_messages + found.new_messages)
+        return list(merged.values())
 
     def summary(self) -> dict[str, object]:
         """A JSON-ready summary (what ``lcm import --json`` prints)."""

@@ -31,11 +31,16 @@ def test_real_claude_sessions_import_completely(tmp_path: Path) -> None:
         roots = {c.project_root for c in report.conversations}
         assert roots == {"/path/to/Demo"}  # the sessions' own working directory
         with app.project("/path/to/Demo") as st:
+            convs = st.conversations.list_conversations()
+            # each conversation once, its messages summed; the sub-agent files (native records only) are no
+            # conversation of their own, though they carry their parent's session id
+            assert sorted((c.session_id, c.conversation_id, c.new_messages) for c in report.conversations) == \
+                sorted((c.session_id, c.conversation_id, st.conversations.message_count(c.conversation_id))
+                       for c in convs)
             for f in files:
                 natives = st.native_transcripts.list_by_source(f.name)
                 assert len(natives) == _lines(f)  # every line is a stored native record
                 assert [n.source_ordinal for n in natives] == list(range(len(natives)))
-            convs = st.conversations.list_conversations()
             assert sum(st.conversations.message_count(c.conversation_id) for c in convs) == report.messages
             for conv in convs:
                 msgs = st.conversations.list_messages(conv.conversation_id)
