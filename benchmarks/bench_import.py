@@ -142,7 +142,7 @@ def import_run(root: Path, work: Path, *, scrub: bool, workers: int | None = Non
         return time.perf_counter() - started, report, _cpu() - cpu
     finally:
         app.close()
-        shutil.rmtree(home)  # its pending writeback would otherwise slow the next run
+        shutil.rmtree(home, ignore_errors=True)  # its pending writeback would otherwise slow the next run
 
 
 MEMORY_CHILD = """
