@@ -23,6 +23,7 @@ from pathlib import Path
 FILE_MODE = 0o600
 SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 
 class UnsafeDatabaseFile(OSError):
@@ -112,3 +113,20 @@ def enable_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+def quick_check(path: Path, timeout_s: float) -> tuple[str, str]:
+    """``PRAGMA quick_check`` over a read-only connection: (``ok`` | ``corrupt`` | ``unavailable``, detail)."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=timeout_s)
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in CORRUPT_CODES:
+            return "corrupt", "the file is damaged or not a database"
+        return "unavailable", f"could not be checked ({type(exc).__name__})"
+    if problems == ["ok"]:
+        return "ok", "quick_check ok"
+    return "corrupt", f"quick_check found {len(problems)} problem(s)"

@@ -62,10 +62,13 @@ class QuarantineEntry:
     quarantined_at: datetime
 
 
+def quarantine_root(home: Path | None = None) -> Path:
+    return (home if home is not None else lcm_home()) / "transcript-quarantine"
+
+
 def quarantine_path(project_id: str, client_name: str, home: Path | None = None) -> Path:
-    base = home if home is not None else lcm_home()
     digest = lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest()  # noqa: E731
-    return base / "transcript-quarantine" / digest(project_id) / f"{digest(client_name)}.db"
+    return quarantine_root(home) / digest(project_id) / f"{digest(client_name)}.db"
 
 
 def _normalize(sql: str) -> str:

@@ -16,9 +16,9 @@ from lcm_framework.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from lcm_framework.sqlite_files import CORRUPT_CODES
 
 BACKEND = "sqlite"
-_CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 _CORRUPT_TEXT = ("database disk image is malformed", "file is not a database")
 
 
@@ -29,7 +29,7 @@ def translate(exc: sqlite3.Error, domain: str, project: str | None) -> StorageEr
     def make(cls: type[StorageError], message: str, code: str) -> StorageError:
         return cls(message, backend=BACKEND, domain=domain, project=project, code=code)
 
-    if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _CORRUPT_CODES or any(p in raw for p in _CORRUPT_TEXT):
+    if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in CORRUPT_CODES or any(p in raw for p in _CORRUPT_TEXT):
         return make(StorageUnavailableError, "the database file is damaged or not a database", "corrupt")
     if isinstance(exc, sqlite3.IntegrityError):
         if "unique" in raw or "primary key" in raw:

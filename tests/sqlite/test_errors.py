@@ -122,3 +122,15 @@ def test_a_damaged_page_reads_as_corrupt_not_io(make_factory: MakeFactory, tmp_p
         reopened.conversations.list_messages(conv.conversation_id)
     assert info.value.code == "corrupt"
     assert_clean(info.value, tmp_path)
+
+
+def test_integrity_check_names_the_damaged_database(make_factory: MakeFactory, tmp_path: Path) -> None:
+    factory = make_factory()
+    for name in ("good", "bad"):
+        factory.open_project(ref(name)).close()
+    db_path(tmp_path, ref("bad")).write_bytes(b"this is not a database at all" * 200)
+    checked = {h.project: h for h in factory.check_integrity()}
+    assert checked[ref("good").project_id].state == "ok"
+    bad = checked[ref("bad").project_id]
+    assert not bad.ok and bad.state == "corrupt" and str(db_path(tmp_path, ref("bad"))) in (bad.detail or "")
+    assert ref("bad") not in factory.list_projects()  # unreadable, so only the deep check can name it
