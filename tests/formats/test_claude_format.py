@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lcm_format_claude.format import FORMAT
 
 from lcm_framework.storage.models import PartKind, Role
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SESSIONS
 
 from .helpers import read_jsonl
 
@@ -186,7 +186,7 @@ def test_map_record_never_raises(value: Any) -> None:
 
 
 def test_sniff_accepts_claude_heads_and_rejects_others() -> None:
-    for path in sorted(CLAUDE_SESSIONS.glob("*.jsonl")):
+    for path in [CLAUDE_SAMPLE, *sorted(CLAUDE_SESSIONS.glob("*.jsonl"))]:
         assert FORMAT.sniff(read_jsonl(path)[:5]), path
     assert FORMAT.sniff([{"type": "summary", "summary": "t", "leafUuid": "u"}])
     codex = {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "x"}}

@@ -10,11 +10,16 @@ import pytest
 from lcm_format_claude.format import FORMAT
 
 from lcm_framework.storage.models import PartKind, Role
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 
 from .helpers import map_all, messages, read_jsonl, unpaired_calls
 
 FILES = sorted(CLAUDE_SESSIONS.glob("*.jsonl"))
+
+
+@pytest.fixture(autouse=True)
+def _real_sessions() -> None:
+    shared_testdata(CLAUDE_SESSIONS)
 
 
 def test_testdata_present() -> None:
