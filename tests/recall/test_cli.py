@@ -149,7 +149,8 @@ def test_all_projects_finds_and_expands_across_projects(tmp_path: Path) -> None:
     assert code == 1
     code, out, _ = lcm(roots[0], "grep", "fact105", "--all-projects", "--json")
     assert code == 0
-    found = [p for p in json.loads(out) if p["groups"]]
+    found = json.loads(out)
+    assert len(found) == 1 and found[0]["groups"]  # only the projects with a hit are listed
     summary_id = found[0]["groups"][0]["summary_id"]
     assert summary_id
     code, out, _ = lcm(roots[0], "expand", summary_id, "--include-messages", "--all-projects", "--json")
