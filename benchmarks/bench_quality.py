@@ -55,17 +55,16 @@ def _last_tokens(text: str, budget: int) -> str:
     return text[-budget * 4:]
 
 
-def _stop_words() -> frozenset[str]:
-    try:
-        from lcm_framework.textsearch import STOP_WORDS
-    except ImportError:  # before query analysis existed: a small list, the same for both rankers
-        return frozenset("a an and are as at be by do does for from how in is it of on or the to was what "
-                         "when where which who why with".split())
-    return STOP_WORDS
+# The baseline's own stop list (common English function words), independent of LCM's query analysis.
+STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "does", "for", "from", "how", "in",
+    "is", "it", "its", "must", "of", "on", "or", "the", "to", "was", "we", "what", "when", "where", "which",
+    "who", "why", "with",
+})
 
 
-def _overlap_rank(question: str, messages: list[tuple[int, str]], stop: frozenset[str]) -> list[int]:
-    words = {w for w in WORD.findall(question.lower()) if w not in stop}
+def _overlap_rank(question: str, messages: list[tuple[int, str]]) -> list[int]:
+    words = {w for w in WORD.findall(question.lower()) if w not in STOP}
     scored = [(len(words & set(WORD.findall(text.lower()))), mid) for mid, text in messages]
     return [mid for score, mid in sorted(scored, key=lambda s: (-s[0], -s[1])) if score > 0]
 
@@ -102,7 +101,6 @@ def _recall(root: Path, session: Session) -> dict:
     from lcm_framework.recall import expand, grep_all, parse_ref, search_all
 
     app = App(load_config(project=root), build_plugins())
-    stop = _stop_words()
     hits5 = hits10 = base5 = base10 = recovered = 0
     search_ms: list[float] = []
     try:
@@ -121,7 +119,7 @@ def _recall(root: Path, session: Session) -> dict:
             ids = [r.hit.id for r in ranked]
             hits5 += any(i in relevant for i in ids[:5])
             hits10 += any(i in relevant for i in ids[:10])
-            baseline = _overlap_rank(fact.question, plain, stop)
+            baseline = _overlap_rank(fact.question, plain)
             base5 += target in baseline[:5]
             base10 += target in baseline[:10]
             recovered += _recover(app, fact, grep_all, expand, parse_ref)
@@ -131,7 +129,7 @@ def _recall(root: Path, session: Session) -> dict:
             "search_ms": sorted(search_ms)}
 
 
-def _recover(app, fact: Fact, grep_all, expand, parse_ref) -> bool:  # type: ignore[no-untyped-def]
+def _recover(app, fact: Fact, grep_all, expand, parse_ref) -> bool:
     """grep the identifier, then expand what covers the hit (or read the raw message) and find the sentence."""
     for result in grep_all(app, fact.key, limit=20):
         for group in result.groups:

@@ -116,7 +116,8 @@ def _value(kind: str, rng: random.Random) -> str:
     if kind == "rate":
         return str(rng.randint(40, 4000))
     if kind == "env":
-        return f"{rng.choice(AREAS).upper()}_{rng.choice(['TOKEN_PATH', 'REGION', 'SHARD', 'MODE'])}_{rng.randint(2, 99)}"
+        suffix = rng.choice(["TOKEN_PATH", "REGION", "SHARD", "MODE"])
+        return f"{rng.choice(AREAS).upper()}_{suffix}_{rng.randint(2, 99)}"
     return f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
 
 
@@ -167,7 +168,7 @@ def _fill(rng: random.Random, template: str) -> str:
 
 def _pytest_output(rng: random.Random) -> str:
     a = rng.choice(AREAS)
-    lines = [f"============================= test session starts ==============================",
+    lines = ["============================= test session starts ==============================",
              f"platform linux -- Python 3.11.{rng.randint(2, 9)}, pytest-8.{rng.randint(0, 3)}.{rng.randint(0, 4)}",
              f"collected {rng.randint(20, 400)} items", ""]
     for _ in range(rng.randint(6, 30)):
@@ -177,7 +178,8 @@ def _pytest_output(rng: random.Random) -> str:
     if rng.random() < 0.4:
         lines += [f"E   AssertionError: assert {rng.randint(1, 99)} == {rng.randint(1, 99)}",
                   f"tests/test_{a}_worker.py:{rng.randint(10, 400)}: AssertionError"]
-    lines.append(f"==== {rng.randint(5, 300)} passed, {rng.randint(0, 4)} failed in {rng.randint(1, 90)}.{rng.randint(10, 99)}s ====")
+    passed, failed, seconds = rng.randint(5, 300), rng.randint(0, 4), rng.uniform(1, 90)
+    lines.append(f"==== {passed} passed, {failed} failed in {seconds:.2f}s ====")
     return "\n".join(lines)
 
 
@@ -186,10 +188,11 @@ def _source_file(rng: random.Random) -> str:
     lines = [f'"""The {a} {k}."""', "", "from __future__ import annotations", "", "import logging", "",
              f"LOG = logging.getLogger({a!r})", f"MAX_RETRIES = {rng.randint(2, 9)}", ""]
     for _ in range(rng.randint(3, 9)):
-        name = f"{rng.choice(['load', 'parse', 'flush', 'send', 'merge', 'split', 'score'])}_{rng.choice(['rows', 'batch', 'event', 'item'])}"
+        verb = rng.choice(["load", "parse", "flush", "send", "merge", "split", "score"])
+        name = f"{verb}_{rng.choice(['rows', 'batch', 'event', 'item'])}"
         lines += [f"def {name}(payload: dict, limit: int = {rng.randint(10, 500)}) -> list:",
                   f"    LOG.debug('{name} %s', payload.get('id'))",
-                  f"    out = [x for x in payload.get('items', []) if x.get('size', 0) < limit]",
+                  "    out = [x for x in payload.get('items', []) if x.get('size', 0) < limit]",
                   f"    if len(out) > {rng.randint(100, 999)}:",
                   "        raise ValueError('too many items')",
                   "    return out", ""]
@@ -265,12 +268,13 @@ def build_session(seed: int, turns: int, n_facts: int, cwd: str) -> Session:
         nonlocal parent, clock
         clock += timedelta(seconds=rng.randint(5, 90))
         uid = str(uuid.UUID(int=rng.getrandbits(128)))
+        message: dict[str, object] = {"role": role, "content": content}
+        if role == "assistant":
+            message.update({"id": f"msg_{_hex(rng, 24)}", "type": "message", "model": "claude-sonnet-4"})
         record = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
                   "version": "1.0.98", "type": role, "uuid": uid,
                   "timestamp": clock.isoformat().replace("+00:00", "Z"),
-                  "message": {"role": role, "content": content}}
-        if role == "assistant":
-            record["message"].update({"id": f"msg_{_hex(rng, 24)}", "type": "message", "model": "claude-sonnet-4"})
+                  "message": message}
         lines.append(record)
         parent = uid
 
