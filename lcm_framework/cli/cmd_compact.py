@@ -18,7 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show what would be summarized; change nothing")
     parser.add_argument(
         "--budget", type=positive, metavar="TOKENS",
-        help="compact until each context is under TOKENS (at most compaction.max_rounds sweeps)",
+        help="compact oldest first until each context is under TOKENS, then stop",
     )
     add_json(parser)
 

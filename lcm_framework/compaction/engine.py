@@ -207,8 +207,10 @@ class _Run:
 
     def incremental(self) -> None:
         limits = self.settings.limits
-        if self.model.raw_tokens_outside_tail(limits.fresh_tail_count) > limits.chunk_tokens:
-            self.leaf_pass()
+        while self.model.raw_tokens_outside_tail(limits.fresh_tail_count) > limits.chunk_tokens:
+            result = self.leaf_pass()
+            if result is None or result.saved <= 0:
+                break
         max_depth = self.settings.incremental_max_depth
         if max_depth != 0:
             self._condense_all(None if max_depth < 0 else max_depth - 1)
@@ -220,13 +222,12 @@ class _Run:
         self._condense_all(None)
 
     def until_under(self, budget: int) -> None:
-        for _ in range(self.settings.max_rounds):
-            before = self.model.total_tokens
-            if before <= budget:
-                return
-            self.full_sweep()
-            if self.model.total_tokens >= before:
-                return
+        """Oldest-first passes (leaves, then condensation), stopping as soon as the context fits ``budget``."""
+        for passes in (self.leaf_pass, lambda: self.condense_pass(None)):
+            while self.model.total_tokens > budget:
+                result = passes()
+                if result is None or result.saved <= 0:
+                    break
 
     def _condense_all(self, max_source_depth: int | None) -> None:
         while (result := self.condense_pass(max_source_depth)) is not None:

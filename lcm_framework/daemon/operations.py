@@ -91,14 +91,23 @@ def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens
 
 
 def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
-    """Recent summaries (ids included) to inject at session start, plus the recall-tool pointer.
+    """What to inject at session start, plus the recall-tool pointer.
 
-    The session's own in-context summaries come first; a new session gets the
-    newest summaries of the project's other conversations.
+    A session LCM holds gets its own history from the assembler (``assemble``) within ``max_tokens``:
+    the newest part at the finest level of the summary DAG that fits, with no protected tail (the
+    agent still holds its recent turns). A new session gets the newest summaries of the project's
+    other conversations.
     """
-    summaries = _session_summaries(storage, session_id) if session_id else []
-    if not summaries:
-        summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
+    from ..assembly import assemble
+
+    conversation_id = session_conversation(storage, session_id) if session_id else None
+    if conversation_id is not None:
+        assembled = assemble(storage, conversation_id, budget=max_tokens, fresh_tail_count=0)
+        if assembled.messages:
+            shown = storage.summaries.get_summaries(assembled.summary_ids)
+            return {"session_id": session_id, "summaries": [_summary_head(s) for s in shown],
+                    "context": _with_pointer(assembled.as_text()), "tokens": assembled.token_estimate}
+    summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
     chosen: list[Summary] = []
     used = 0
     for summary in reversed(summaries[-limit:]):  # newest first until the budget is spent
@@ -124,7 +133,11 @@ def render_restore(summaries: list[Summary]) -> str:
         f' earliest_at="{_iso(s.earliest_at)}" latest_at="{_iso(s.latest_at)}">\n{s.content.strip()}\n</summary>'
         for s in summaries
     ]
-    return "\n".join(["# Restored context (LCM)", RECALL_POINTER, "", *blocks])
+    return _with_pointer("\n".join(blocks))
+
+
+def _with_pointer(text: str) -> str:
+    return "\n".join(["# Restored context (LCM)", RECALL_POINTER, "", text])
 
 
 def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
@@ -138,13 +151,6 @@ def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
 def _context_summary_ids(storage: ProjectStorage, conversation_id: int) -> list[str]:
     return [i.summary_id for i in storage.context.list_items(conversation_id)
             if i.kind is ContextItemKind.SUMMARY and i.summary_id]
-
-
-def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
-    conversation_id = session_conversation(storage, session_id)
-    if conversation_id is None:
-        return []
-    return storage.summaries.get_summaries(_context_summary_ids(storage, conversation_id))
 
 
 def _recent_summaries(storage: ProjectStorage, *, exclude_session: str | None, limit: int) -> list[Summary]:
