@@ -114,7 +114,7 @@ def _recall(root: Path, session: Session) -> dict:
             covering = storage.summaries.summaries_for_messages(list(home.values()))
         for fact in session.facts:
             target = home[fact.key]
-            relevant = {str(target), *covering.get(target, [])}
+            relevant = {f"msg_{target}", *covering.get(target, [])}
             t = time.perf_counter()
             ranked = search_all(app, fact.question, limit=10)
             search_ms.append((time.perf_counter() - t) * 1000)

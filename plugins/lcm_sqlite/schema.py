@@ -188,7 +188,12 @@ CREATE TABLE checkpoints (
 """
 
 # Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str, ...] = (V1,)
+# V2: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes ``fts.install``
+# rebuild every index with the current definition.
+V2 = """
+DELETE FROM meta WHERE key = 'fts_tier';
+"""
+MIGRATIONS: tuple[str, ...] = (V1, V2)
 LATEST = len(MIGRATIONS)
 
 
