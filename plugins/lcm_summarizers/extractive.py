@@ -165,13 +165,10 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
 
 
 def _pieces(text: str, *, prose: bool) -> list[str]:
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        out.extend(p.strip() for p in _SENTENCE.split(line) if p.strip()) if prose else out.append(line)
-    return out
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not prose:
+        return lines
+    return [p.strip() for line in lines for p in _SENTENCE.split(line) if p.strip()]
 
 
 def _kind_factor(term: str) -> float:
@@ -250,13 +247,13 @@ def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> s
 def _footer(units: list[_Unit], chosen: set[int], body: str, lines: int) -> str:
     """What was left out: its most distinctive terms not already shown, and how much of the source."""
     shown = body.lower()
-    weights: Counter[str] = Counter()
+    weights: dict[str, float] = {}
     for i, unit in enumerate(units):
         if i in chosen or unit.score <= 0:
             continue
         for term in unit.terms:
             if len(term) > 3 and term.lower() not in shown and not _NUMBERISH.match(term.lower()):
-                weights[term] += unit.score / max(len(unit.terms), 1)
+                weights[term] = weights.get(term, 0.0) + unit.score / max(len(unit.terms), 1)
     topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
     left = len(units) - len(chosen)
     text = f"Expand for details about: {', '.join(topics)}" if topics else "Expand for details about:"
