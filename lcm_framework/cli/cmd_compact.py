@@ -41,6 +41,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         for conversation in conversations:
             reports.append(engine.compact(storage, conversation.conversation_id, mode, budget=args.budget,
                                           dry_run=args.dry_run))
+    if engine.fallback_reason:
+        print(f"lcm: {engine.fallback_reason}", file=sys.stderr)
     if args.json:
         print_json({"dry_run": args.dry_run, "conversations": reports})
         return 0

@@ -18,9 +18,9 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..errors import LcmError, PluginError
+from ..errors import LcmError, PluginError, SummarizerUnavailableError
 from ..storage.models import NewSummary, SummaryKind
-from .escalation import LadderSettings, Outcome, summarize_with_escalation
+from .escalation import LadderSettings, Outcome, summarize_with_escalation, truncation
 from .ids import summary_id
 from .locking import CompactionBusy, LeaseKeeper, exclusive
 from .plan import ContextModel, Span
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..summarize.prompts import PromptRenderer
 
 EXCERPT_CHARS = 24_000
+OFFLINE_SUMMARIZER = "extractive"  # what a run falls back to when the configured summarizer is unavailable
 FLUSH_AFTER_SECONDS = 30.0
 
 
@@ -61,6 +62,8 @@ class CompactionEngine:
         self.settings = settings or CompactionSettings.from_config(app.config)
         self._summarizer = summarizer
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
+        self.fallback_reason: str | None = None
+        """Why the configured summarizer was replaced by the offline one for the rest of this engine's runs."""
 
     @cached_property
     def summarizer(self) -> Summarizer:
@@ -74,6 +77,14 @@ class CompactionEngine:
             raise PluginError(
                 f"summarizer {self.app.summarizer_name!r} failed to start: {type(exc).__name__}: {exc}"
             ) from exc
+
+    def fall_back(self, exc: SummarizerUnavailableError) -> bool:
+        """Use the offline summarizer from now on (True), unless it is the one failing or is not installed."""
+        if self.summarizer.name == OFFLINE_SUMMARIZER or OFFLINE_SUMMARIZER not in self.app.plugins.summarizers():
+            return False
+        self.fallback_reason = f"{exc} - the offline {OFFLINE_SUMMARIZER} summarizer wrote the summaries instead"
+        self.summarizer = self.app.summarizer(OFFLINE_SUMMARIZER)
+        return True
 
     @cached_property
     def renderer(self) -> PromptRenderer:
@@ -336,14 +347,18 @@ class _Run:
             self.report.note_pass(span.depth, "planned", ())
             return PassResult(sid, span.depth, before, tokens)
         started = time.perf_counter()
-        result = summarize_with_escalation(
-            self.engine.summarizer,
-            self.engine.renderer,
-            segment=segment,
-            previous_context=self._previous_context(span),
-            depth=span.depth,
-            settings=LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature),
-        )
+        previous = self._previous_context(span)
+        settings = LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature)
+        while True:
+            try:
+                result = summarize_with_escalation(self.engine.summarizer, self.engine.renderer, segment=segment,
+                                                   previous_context=previous, depth=span.depth, settings=settings)
+                break
+            except SummarizerUnavailableError as exc:
+                if not self.engine.fall_back(exc):
+                    result = truncation(segment, settings, self.engine.summarizer, str(exc))
+                    break
+                self.report.fallback = self.engine.fallback_reason
         self.report.summarizer_seconds += time.perf_counter() - started
         assert self.keeper is not None
         self.keeper.renew_if_due()

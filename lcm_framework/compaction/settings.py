@@ -78,6 +78,8 @@ class CompactionReport:
     tokens_after: int = 0
     passes: int = 0
     failures: list[str] = field(default_factory=list)
+    fallback: str | None = None
+    """Set when the configured summarizer was unavailable and the offline one took over (with the reason)."""
     summarizer_seconds: float = 0.0
     storage_seconds: float = 0.0
 
