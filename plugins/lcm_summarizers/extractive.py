@@ -30,6 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import re2
+
 from lcm_framework.storage.query_terms import STOP_WORDS
 from lcm_framework.summarize.tokens import estimate_tokens
 
@@ -49,24 +51,22 @@ _FOOTER_ROOM = 200
 
 _HEADER = re.compile(r"^\[(\d{4}-\d\d-\d\d[T ][\d:.]{4,12}Z?(?: - [^\]\n]{4,40})?)\](?: ([a-z_]+):)? ?", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\[`\"'(])")
-_TERM = re.compile(r"[A-Za-z0-9_][\w.\-/:@#]*[A-Za-z0-9_]|[A-Za-z0-9]")
-_IDENTIFIER = re.compile(
-    r"[A-Za-z]+[-_][A-Za-z0-9]|[A-Za-z][0-9]|[0-9][A-Za-z]|\w/\w|\w\.\w+\.\w|^[A-Z]{2,}_|^v?\d+\.\d+\.\d+|://"
-)
+_TERM = re.compile(r"[a-z0-9_][\w.\-/:@#]*[a-z0-9_]")  # applied to lower-cased text; two characters or more
+_IDENTIFIER = re.compile(r"[a-z]+[-_][a-z0-9]|[a-z][0-9]|[0-9][a-z]|\w/\w|\w\.\w+\.\w|^v?\d+\.\d+\.\d+|://")
 _NUMBERISH = re.compile(r"^[0-9a-f.:\-]+$|^\d")
-_ERROR = re.compile(
+_ERROR = re2.compile(
     r"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|\bError: |\bERROR\b|\bFAILED\b|\bFAIL:|fatal: |panic: |"
     r"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
     r"[Cc]annot find|is not defined|Segmentation fault|\"is_error\": ?true|AssertionError"
 )
-_DECISION = re.compile(
+_DECISION = re2.compile(
     r"[Dd]ecided|[Dd]ecision|[Ii]nstead of|[Rr]oot cause|[Tt]he fix|(?:[Ff]ixed|[Rr]esolved) (?:the|by|it|this|a)|"
     r"TODO:|FIXME|[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
 )
 _TOOL_CALL = re.compile(r"^tool call ([^:\n]{1,60}):")
 _CHANGING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "shell", "exec_command",
                              "apply_patch"})
-_SHAPE = re.compile(r"\b[0-9a-f]{6,}\b|\d+")
+_SHAPE = re.compile(r"\b[0-9a-fA-F]{6,}\b|\d+")
 _NOT_ALNUM = re.compile(r"[\W_]")
 
 
@@ -115,6 +115,7 @@ def extract(segment: str, target_tokens: int) -> str:
     segment = segment.strip()
     if len(segment) <= budget:
         return segment
+    segment = segment.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # re2 needs valid UTF-8
     messages, units = _units(segment)
     lines = segment.count("\n") + 1
     framed = budget >= _FRAMED_BUDGET
@@ -126,7 +127,7 @@ def extract(segment: str, target_tokens: int) -> str:
     while len(body) > room and chosen:  # the estimate of prefixes was short: drop the weakest
         chosen.discard(min(chosen, key=lambda i: (units[i].score, -i)))
         body = _render(units, messages, chosen)
-    footer = _footer(units, chosen, body, lines) if framed else ""
+    footer = _footer(units, chosen, lines) if framed else ""
     return "\n".join(part for part in (head, body, footer) if part)
 
 
@@ -149,6 +150,7 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
                                  tool_output))
         index = len(messages) - 1
         pieces = [text] if call else _pieces(text, prose=not tool_output)
+        errors, decisions = _ERROR.search(text) is not None, _DECISION.search(text) is not None  # few messages
         for order, piece in enumerate(pieces):
             piece = piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
             bonus = 0.0
@@ -156,10 +158,10 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
                 bonus = 3.0 if call.group(1) in _CHANGING_TOOLS else 1.0
             elif order == 0 and role == "user" and not tool_output:
                 bonus = 2.0
-            error = _ERROR.search(piece) is not None
-            if _DECISION.search(piece):
+            error = errors and _ERROR.search(piece) is not None
+            if decisions and _DECISION.search(piece):
                 bonus += 2.5
-            terms = frozenset(t for t in _TERM.findall(piece) if len(t) > 1 and t.lower() not in STOP_WORDS)
+            terms = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
             units.append(_Unit(index, order, piece, terms, bonus, tool_output, error))
     return messages, units
 
@@ -175,18 +177,18 @@ def _kind_factor(term: str) -> float:
     """Identifiers weigh 1.5x their rarity; bare numbers and hashes are capped at 1 (0 here marks the cap)."""
     if _IDENTIFIER.search(term):
         return 1.5
-    return 0.0 if _NUMBERISH.match(term.lower()) else 1.0
+    return 0.0 if _NUMBERISH.match(term) else 1.0
 
 
 def _score(units: list[_Unit]) -> None:
     """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
-    df = Counter(t for u in units for t in {t.lower() for t in u.terms})
+    df = Counter(t for u in units for t in u.terms)
     total = max(len(units), 1)
     factors: dict[str, float] = {}
     seen: set[tuple[int, str] | str] = set()
     for unit in units:
         alnum = len(unit.text) - len(_NOT_ALNUM.findall(unit.text))
-        shape = (unit.message, _SHAPE.sub("0", unit.text.lower()))  # repeated lines of one output
+        shape = (unit.message, _SHAPE.sub("0", unit.text))  # repeated lines of one output
         if alnum < 0.45 * len(unit.text) or shape in seen or unit.text in seen or not unit.terms:
             unit.score = 0.0
             continue
@@ -196,7 +198,7 @@ def _score(units: list[_Unit]) -> None:
             factor = factors.get(term)
             if factor is None:
                 factor = factors[term] = _kind_factor(term)
-            idf = math.log(1 + total / df[term.lower()])
+            idf = math.log(1 + total / df[term])
             information += idf * factor if factor else min(idf, 1.0)
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
@@ -244,15 +246,15 @@ def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> s
     return "\n".join(lines)
 
 
-def _footer(units: list[_Unit], chosen: set[int], body: str, lines: int) -> str:
+def _footer(units: list[_Unit], chosen: set[int], lines: int) -> str:
     """What was left out: its most distinctive terms not already shown, and how much of the source."""
-    shown = body.lower()
+    shown = {term for i in chosen for term in units[i].terms}
     weights: dict[str, float] = {}
     for i, unit in enumerate(units):
         if i in chosen or unit.score <= 0:
             continue
         for term in unit.terms:
-            if len(term) > 3 and term.lower() not in shown and not _NUMBERISH.match(term.lower()):
+            if len(term) > 3 and term not in shown and not _NUMBERISH.match(term):
                 weights[term] = weights.get(term, 0.0) + unit.score / max(len(unit.terms), 1)
     topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
     left = len(units) - len(chosen)
