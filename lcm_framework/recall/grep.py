@@ -24,7 +24,7 @@ class Scope(str, Enum):
 @dataclass(frozen=True, slots=True)
 class Hit:
     id: str
-    kind: str  # "message" | "summary"
+    kind: str  # "message" | "summary" | "memory" (search only)
     conversation_id: int | None
     created_at: datetime
     score: float
@@ -59,8 +59,12 @@ def best_first(hit: SearchHit | Hit) -> tuple[float, float, str]:
 
 
 def to_hit(hit: SearchHit) -> Hit:
-    ident = message_ref(int(hit.id)) if hit.target is SearchTarget.MESSAGES else hit.id
-    kind = "message" if hit.target is SearchTarget.MESSAGES else "summary"
+    if hit.target is SearchTarget.MESSAGES:
+        ident, kind = message_ref(int(hit.id)), "message"
+    elif hit.target is SearchTarget.MEMORY:
+        ident, kind = f"mem_{hit.id}", "memory"  # a promoted memory: shown by its snippet
+    else:
+        ident, kind = hit.id, "summary"
     return Hit(ident, kind, hit.conversation_id, hit.created_at, hit.score, hit.snippet)
 
 

@@ -188,7 +188,12 @@ CREATE TABLE checkpoints (
 """
 
 # Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate)
+# Version 3: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes
+# ``fts.install`` rebuild every index with the current definition.
+FTS_STEMMING = """
+DELETE FROM meta WHERE key = 'fts_tier';
+"""
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate, FTS_STEMMING)
 LATEST = len(MIGRATIONS)
 
 
