@@ -64,7 +64,7 @@ def builtin() -> Scrubber:
 
 
 def _scoped_flags(pattern: str) -> str:
-    """Rewrite each mid-pattern ``(?i)`` as ``(?i:...)`` up to the end of its group (what RE2 means by it)."""
+    """Rewrite each ``(?i)`` after the start as ``(?i:...)`` up to the end of its group (what RE2 means by it)."""
     while (i := pattern.find("(?i)", 1)) >= 0:
         depth, j, escaped, in_class = 0, i + 4, False, False
         while j < len(pattern):
@@ -90,11 +90,7 @@ def _scoped_flags(pattern: str) -> str:
 
 def python_regex(pattern: str) -> re.Pattern[str] | None:
     """The RE2 pattern as an ASCII Python regex, or None when Python cannot parse it."""
-    pattern = pattern.replace("[[:alnum:]]", "[0-9A-Za-z]").replace("\\z", "\\Z")
-    if pattern.startswith("(?i)"):
-        pattern = "(?i)" + _scoped_flags(pattern[4:])
-    else:
-        pattern = _scoped_flags(pattern)
+    pattern = _scoped_flags(pattern.replace("[[:alnum:]]", "[0-9A-Za-z]").replace("\\z", "\\Z"))
     try:
         return re.compile(pattern, re.ASCII)
     except re.error:
@@ -133,14 +129,11 @@ def check(rule_id: str, example: str, upstream: Scrubber, builtin: Scrubber, key
         example = f"{max(keywords, key=len)}: {example}"
     flagged = False
     for record in placements(example):
-        secrets = {
-            text[f.start : f.end]
-            for text in _strings(record)
-            for f in upstream.findings(text)
-            if f.rule_id == rule_id
-        }
-        if not secrets:
-            continue
+        found = [(text, text[f.start : f.end]) for text in _strings(record)
+                 for f in upstream.findings(text) if f.rule_id == rule_id]
+        secrets = {secret for _, secret in found}
+        if not secrets or any(text.count(s) > found.count((text, s)) for text, s in found):
+            continue  # no finding, or the secret's characters also occur elsewhere (in the name): not checkable
         flagged = True
         try:
             stored = builtin.scrub_record(record).value
