@@ -14,7 +14,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import validate_native_batch
+from lcm_framework.storage.validation import gains_link, native_identity, validate_native_batch
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository, chunks, insert_rows, marks
@@ -34,12 +34,6 @@ def _record(row: Sequence[Any]) -> NativeRecord:
         native_session_id=row[5], source_locator=row[6], source_ordinal=row[7], payload_json=row[8],
         content_sha256=row[9], scrubber_version=row[10], observed_at=from_us(row[11]),
         ingested_at=from_us(row[12]), message_id=row[13])
-
-
-def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
-    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
-    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
-            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
 _CHECKPOINT_FIELDS = tuple(f.name for f in dataclasses.fields(Checkpoint))
@@ -68,13 +62,20 @@ class SqliteNativeTranscripts(Repository):
             if current != expected and (not same_target or any(r.ingest_key not in found for r in records)):
                 raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
             fresh: dict[str, NativeRecordInput] = {}
+            links: list[tuple[int, str]] = []
             for record in records:
-                earlier = found.get(record.ingest_key) or fresh.get(record.ingest_key)
+                prior = found.get(record.ingest_key)
+                earlier = prior or fresh.get(record.ingest_key)
+                link = gains_link(prior, record) if prior is not None else None
                 if earlier is None:
                     fresh[record.ingest_key] = record
-                elif _identity(earlier) != _identity(record):
+                elif link is not None and prior is not None:
+                    links.append((link, record.ingest_key))
+                    found[record.ingest_key] = dataclasses.replace(prior, message_id=link)
+                elif native_identity(earlier) != native_identity(record):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
             self._insert(conn, fresh.values())
+            conn.executemany("UPDATE native_records SET message_id = ? WHERE ingest_key = ?", links)
             inserted = len(fresh)
             skipped = len(records) - inserted
             if same_target:

@@ -187,8 +187,23 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
+V2 = """
+CREATE TABLE subagent_links (
+  child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+  parent_session_id TEXT NOT NULL,
+  agent_id TEXT,
+  agent_type TEXT,
+  prompt_sha256 TEXT,
+  parent_conversation_id INTEGER REFERENCES conversations(conversation_id) ON DELETE SET NULL,
+  parent_message_id INTEGER REFERENCES messages(message_id) ON DELETE SET NULL,
+  tool_call_id TEXT
+);
+CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
+"""
+"""Sub-agent runs: each child conversation's parent session and the tool call that started it."""
+
 # Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str, ...] = (V1,)
+MIGRATIONS: tuple[str, ...] = (V1, V2)
 LATEST = len(MIGRATIONS)
 
 
