@@ -56,9 +56,12 @@ class MappedRecord:
     """What one native record means to LCM.
 
     ``message`` is ``None`` for records kept only as native records (metadata,
-    events, summaries). ``session_id``/``cwd`` are the record's own
-    view of its session and working directory when it states them. ``subagent``
-    names the sub-agent run a record belongs to (``None``: the session's own thread);
+    events, summaries). ``kind`` names a record that looks like a
+    message but is not conversation, so it is kept native only on purpose (never
+    summarized, assembled or restored; ``lcm grep --include-meta`` finds it): one of
+    ``RECORD_KINDS``. ``session_id``/``cwd`` are the record's own view of its
+    session and working directory when it states them. ``subagent`` names the
+    sub-agent run a record belongs to (``None``: the session's own thread);
     ``spawned_by`` is stated by a record that makes its whole file a sub-agent run.
     """
 
@@ -69,6 +72,18 @@ class MappedRecord:
     metadata: Mapping[str, str] = field(default_factory=dict)
     subagent: SubagentRef | None = None
     spawned_by: SpawnedBy | None = None
+    kind: str | None = None
+
+
+AGENT_SCAFFOLDING = "agent_scaffolding"
+"""What the agent injects around the conversation: instructions, skill lists, environment context."""
+CLIENT_META = "client_meta"
+"""The client's own bookkeeping: compaction boundaries, local-command echoes, caveats, hook output."""
+COMPACT_SUMMARY = "compact_summary"
+"""The agent's own summary of the turns it compacted (LCM keeps those turns themselves)."""
+LCM_CONTEXT = "lcm_context"
+"""LCM's own restored context, as the agent wrote it back into its transcript."""
+RECORD_KINDS = (AGENT_SCAFFOLDING, CLIENT_META, COMPACT_SUMMARY, LCM_CONTEXT)
 
 
 class PartView(Protocol):
