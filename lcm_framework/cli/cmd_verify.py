@@ -23,9 +23,10 @@ def run(args: argparse.Namespace, app: App) -> int:
         print_json({"ok": report.ok, "project_id": report.project_id, "conversations": report.conversations})
         return 0 if report.ok else 1
     for check in report.conversations:
+        run = f"; sub-agent of {check.subagent_of}" if check.subagent_of else ""
         if check.ok:
             print(f"ok    {check.session_id} (conversation {check.conversation_id}): "
-                  f"{check.messages} messages reachable")
+                  f"{check.messages} messages reachable{run}")
             continue
         print(f"FAIL  {check.session_id} (conversation {check.conversation_id}): {check.reachable} of "
               f"{check.messages} messages reachable")
@@ -35,6 +36,8 @@ def run(args: argparse.Namespace, app: App) -> int:
             print("      reached more than once: " + " ".join(f"msg_{m}" for m in check.duplicated))
         if check.dangling:
             print("      missing summaries: " + " ".join(check.dangling))
+        for problem in check.link_problems:
+            print(f"      sub-agent link: {problem}")
     print("verified: every message is reachable" if report.ok else "verify FAILED: see above")
     return 0 if report.ok else 1
 
