@@ -282,8 +282,8 @@ class NativeTranscriptRepository(Protocol):
         nothing is rewritten, and a stale ``expected`` is then accepted only if
         every record already exists identically (a committed retry: read-only).
         Identity for skipping excludes ``observed_at`` and ``scrubber_version``; a stored record
-        without a message link that matches otherwise gains the batch's ``message_id`` (and counts as
-        skipped): records stored before their format mapped them to a message get linked.
+        without a message link that matches otherwise also counts as skipped and stays unlinked
+        (records stored before their format mapped them to a message; native records never change).
         """
         ...
     def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...

@@ -251,13 +251,11 @@ def native_identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
             r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
-def gains_link(stored: NativeRecord, record: NativeRecordInput) -> int | None:
-    """The message id ``record`` adds to ``stored`` when ``stored`` has no message link and is otherwise
-    the same record (stored before its format mapped it to a message), else None."""
-    if stored.message_id is not None or record.message_id is None:
-        return None
-    same = native_identity(dataclasses.replace(record, message_id=None)) == native_identity(stored)
-    return record.message_id if same else None
+def same_but_unlinked(stored: NativeRecord, record: NativeRecordInput) -> bool:
+    """``stored`` is ``record`` without its message link: stored before its format mapped it to a message.
+    Such a retry counts as skipped and the stored record stays as it is (native records never change)."""
+    return (stored.message_id is None and record.message_id is not None
+            and native_identity(dataclasses.replace(record, message_id=None)) == native_identity(stored))
 
 
 def validate_native_batch(v: Validator, records: Sequence[NativeRecordInput], source_key: str,

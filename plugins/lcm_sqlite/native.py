@@ -14,7 +14,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import gains_link, native_identity, validate_native_batch
+from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository, chunks, insert_rows, marks
@@ -62,20 +62,14 @@ class SqliteNativeTranscripts(Repository):
             if current != expected and (not same_target or any(r.ingest_key not in found for r in records)):
                 raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
             fresh: dict[str, NativeRecordInput] = {}
-            links: list[tuple[int, str]] = []
             for record in records:
-                prior = found.get(record.ingest_key)
-                earlier = prior or fresh.get(record.ingest_key)
-                link = gains_link(prior, record) if prior is not None else None
+                earlier = found.get(record.ingest_key) or fresh.get(record.ingest_key)
                 if earlier is None:
                     fresh[record.ingest_key] = record
-                elif link is not None and prior is not None:
-                    links.append((link, record.ingest_key))
-                    found[record.ingest_key] = dataclasses.replace(prior, message_id=link)
-                elif native_identity(earlier) != native_identity(record):
+                elif native_identity(earlier) != native_identity(record) and not (
+                        isinstance(earlier, NativeRecord) and same_but_unlinked(earlier, record)):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
             self._insert(conn, fresh.values())
-            conn.executemany("UPDATE native_records SET message_id = ? WHERE ingest_key = ?", links)
             inserted = len(fresh)
             skipped = len(records) - inserted
             if same_target:

@@ -40,8 +40,10 @@ def test_empty_then_repeated_runs(db: TestDatabase, schema: str) -> None:
     with db.connect() as conn:
         first = migrate.run(conn, schema)
         again = migrate.run(conn, schema)
-    assert first.applied == ("0001_baseline",) and first.already_applied == ()
-    assert again.applied == () and again.already_applied == ("0001_baseline",)
+    shipped = tuple(m.migration_id for m in migrate.shipped())
+    assert shipped[:2] == ("0001_baseline", "0002_subagent_links")
+    assert first.applied == shipped and first.already_applied == ()
+    assert again.applied == () and again.already_applied == shipped
     assert ledger(db, schema) == [(m.migration_id, m.checksum) for m in migrate.shipped()]
 
 
@@ -67,20 +69,20 @@ def test_concurrent_runs_in_two_processes_apply_once(db: TestDatabase, schema: s
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     reports = [json.loads(out) for out, _ in outputs]
-    assert sorted(len(r["applied"]) for r in reports) == [0, 1]
-    assert [m for m, _ in ledger(db, schema)] == ["0001_baseline"]
+    assert sorted(len(r["applied"]) for r in reports) == [0, len(migrate.shipped())]
+    assert [m for m, _ in ledger(db, schema)] == [m.migration_id for m in migrate.shipped()]
 
 
 def test_a_failed_migration_leaves_nothing_behind(db: TestDatabase, schema: str) -> None:
-    good = migrate.shipped()[0]
-    broken = Migration("0002_broken", "CREATE TABLE half_done (x int); SELECT no_such_function();", "0" * 64)
+    good = list(migrate.shipped())
+    broken = Migration("9998_broken", "CREATE TABLE half_done (x int); SELECT no_such_function();", "0" * 64)
     with db.connect() as conn:
         migrate.run(conn, schema)
         with pytest.raises(psycopg.Error):
-            migrate.run(conn, schema, migrations=[good, broken])
+            migrate.run(conn, schema, migrations=[*good, broken])
         exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.half_done",)).fetchone()[0]
     assert exists is None
-    assert [m for m, _ in ledger(db, schema)] == ["0001_baseline"]
+    assert [m for m, _ in ledger(db, schema)] == [m.migration_id for m in good]
 
 
 def test_a_failed_first_run_leaves_no_schema(db: TestDatabase, schema: str) -> None:
@@ -102,7 +104,7 @@ def test_unknown_history_is_refused(db: TestDatabase, schema: str, make_factory:
     make_factory().close()
     with db.connect() as conn:
         conn.execute(f'INSERT INTO "{schema}".schema_migrations (migration_id, checksum, applied_order) '
-                     "VALUES ('9999_from_the_future', 'x', 1)")
+                     "VALUES ('9999_from_the_future', 'x', 999)")
     assert refusal(make_factory) == "ledger_unknown"
 
 

@@ -19,7 +19,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import gains_link, native_identity, validate_native_batch
+from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .base import Repository, utc, utc_required
 from .conversations import advisory_key
@@ -59,23 +59,18 @@ class PgNativeTranscripts(Repository):
             if current != expected and not (same_target and all(r.ingest_key in existing for r in records)):
                 raise self._conflict("the checkpoint changed since it was read", "checkpoint_conflict")
             fresh: dict[str, NativeRecordInput] = {}
-            links: dict[str, int] = {}
             skipped = 0
             for record in records:
                 prior = existing.get(record.ingest_key)
                 known = prior or fresh.get(record.ingest_key)
-                link = gains_link(prior, record) if prior is not None else None
                 if known is None:
                     fresh[record.ingest_key] = record
-                    continue
-                if link is not None and prior is not None:
-                    links[record.ingest_key] = link
-                    existing[record.ingest_key] = dataclasses.replace(prior, message_id=link)
-                elif native_identity(known) != native_identity(record):
+                elif native_identity(known) != native_identity(record) and not (
+                        prior is not None and same_but_unlinked(prior, record)):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
-                skipped += 1
+                else:
+                    skipped += 1
             self._insert(cur, list(fresh.values()))
-            self._link(cur, links)
             if same_target:
                 return NativeBatchResult(len(fresh), skipped, current)
             stored = dataclasses.replace(new_checkpoint, revision=1 if current is None else current.revision + 1)
@@ -120,15 +115,6 @@ class PgNativeTranscripts(Repository):
             "AS u(k, c, f, v, s, l, o, p, h, sv, obs, m, n) ORDER BY u.n",
             (self._project, *[list(c) for c in cols]),
         )
-
-    def _link(self, cur: Any, links: dict[str, int]) -> None:
-        """Give stored records without a message link the batch's links."""
-        if not links:
-            return
-        self._require_messages(cur, list(links.values()))
-        cur.execute("UPDATE native_transcripts n SET message_id = u.m FROM unnest(%s::text[], %s::bigint[]) "
-                    "AS u(k, m) WHERE n.project_id = %s AND n.ingest_key = u.k AND n.message_id IS NULL",
-                    (list(links), list(links.values()), self._project))
 
     def _require_messages(self, cur: Any, message_ids: list[int]) -> None:
         ids = sorted(set(message_ids))
