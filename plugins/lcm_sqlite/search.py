@@ -103,6 +103,8 @@ class SqliteLexicalSearch(Repository):
         if query.since is not None:
             sql += " AND t.created_at >= ?"
             args.append(to_us(query.since))
+        if not query.include_subagents and target is not SearchTarget.MEMORY:
+            sql += " AND t.conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links)"
         capped = (mode is SearchMode.FULL_TEXT and self._scope.tier is not FullTextTier.LIKE
                   and query.conversation_id is None and query.since is None)
         with self._op() as conn:
