@@ -24,7 +24,9 @@ MAX_RESULT_CHARS = 400_000
 INSTRUCTIONS = (
     "LCM stores every message of this project's coding sessions losslessly and compacts old turns into "
     "summaries (ids sum_...). Use lcm_grep or lcm_search to find details, lcm_expand to open a summary down to "
-    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full."
+    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full. "
+    "Use lcm_store to remember a durable insight for later sessions and lcm_feedback to say whether a surfaced "
+    "memory (mem_N) helped."
 )
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "boolean": bool, "number": float}
 
@@ -33,6 +35,8 @@ def _annotation(schema: Mapping[str, Any], required: bool) -> Any:
     from pydantic import Field
 
     base: Any = _TYPES.get(str(schema.get("type")), Any)
+    if schema.get("type") == "array":
+        base = list[_TYPES.get(str(schema.get("items", {}).get("type")), Any)]  # type: ignore[misc]
     if schema.get("enum"):
         base = Literal[tuple(schema["enum"])]
     bounds = {k: schema[k] for k in ("minimum", "maximum") if k in schema}

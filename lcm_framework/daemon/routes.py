@@ -138,9 +138,23 @@ def capability_route(name: str) -> Handler:
     return handler
 
 
+async def memory(request: Request) -> JSONResponse:
+    """``{"project", "action", ...}``: one memory action (add, list, show, search, archive, revive, review,
+    forget, feedback, stats) with the arguments of ``lcm memory``."""
+    from ..memory import actions
+
+    body = await read_body(request)
+    checked = validate(body, [PROJECT, Field("action", str, required=True, choices=tuple(actions.ACTIONS))],
+                       allow_extra=True)
+    args = {k: v for k, v in body.items() if k not in ("project", "action")}
+    service = service_of(request)
+    app = service.app_for(checked["project"])
+    return JSONResponse(await service.run(actions.run, app, checked["action"], args))
+
+
 def routes() -> Sequence[Route]:
     recall = [Route(f"/{n}", capability_route(n), methods=["POST"])
-              for n in ("grep", "search", "describe", "expand")]
+              for n in ("grep", "search", "describe", "expand", "store", "feedback")]
     return [
         Route("/health", health, methods=["GET"]),
         Route("/status", status, methods=["GET", "POST"]),
@@ -150,5 +164,6 @@ def routes() -> Sequence[Route]:
         Route("/context", context, methods=["POST"]),
         Route("/restore", restore, methods=["POST"]),
         Route("/hook", hook, methods=["POST"]),
+        Route("/memory", memory, methods=["POST"]),
         *recall,
     ]
