@@ -53,7 +53,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _verb(sub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
-    parser.add_argument("--global", dest="global", action="store_true",
+    parser.add_argument("--global", dest="user_wide", action="store_true",
                         help="the user-wide scope (preferences for every project) instead of this project")
     add_json(parser)
     return parser

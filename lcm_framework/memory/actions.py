@@ -1,7 +1,7 @@
 """The memory verbs as JSON-in, JSON-out actions: one implementation behind the CLI, the daemon and MCP.
 
-Each action takes the ``App`` and a mapping of arguments (``id``, ``text``, ``tags``, ``global`` ...) and
-returns a JSON-ready dict. ``global`` (or a ``gmem_`` id) selects the user-wide scope.
+Each action takes the ``App`` and a mapping of arguments (``id``, ``text``, ``tags``, ``user_wide`` ...) and
+returns a JSON-ready dict. ``user_wide`` (or a ``gmem_`` id) selects the user-wide scope.
 """
 
 from __future__ import annotations
@@ -150,6 +150,6 @@ def run(app: App, action: str, args: Args) -> dict[str, Any]:
     found = ACTIONS.get(action)
     if found is None:
         raise MemoryArgumentError(f"unknown memory action {action!r} (known: {', '.join(ACTIONS)})")
-    user_wide = bool(args.get("global")) or str(args.get("id") or "").startswith(store.GLOBAL_PREFIX)
+    user_wide = bool(args.get("user_wide")) or str(args.get("id") or "").startswith(store.GLOBAL_PREFIX)
     with memory_scope(app, user_wide=user_wide) as scope:
         return found(scope, args)

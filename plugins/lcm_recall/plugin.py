@@ -101,7 +101,7 @@ CAPABILITIES = (
             "text": _text("The insight, one or two self-contained sentences."),
             "tags": {"type": "array", "items": {"type": "string"},
                      "description": "Exact tags in order: file paths, tools, topics."},
-            "global": {"type": "boolean", "default": False,
+            "user_wide": {"type": "boolean", "default": False,
                        "description": "A user-wide preference for every project (gmem_N) instead of this project."},
         }},
         "memory_tools",
