@@ -24,7 +24,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
+    from ..memory.promote import after_compaction
     from ..recall import resolve_session
 
     engine = CompactionEngine(app)
@@ -33,6 +36,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         print(notice, file=sys.stderr)
     mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
     reports = []
+    started = datetime.now(UTC)
     with app.project() as storage:
         if args.session:
             conversations = resolve_session(storage, args.session)
@@ -41,8 +45,9 @@ def run(args: argparse.Namespace, app: App) -> int:
         for conversation in conversations:
             reports.append(engine.compact(storage, conversation.conversation_id, mode, budget=args.budget,
                                           dry_run=args.dry_run))
+        promoted = after_compaction(app, storage, reports, started)
     if args.json:
-        print_json({"dry_run": args.dry_run, "conversations": reports})
+        print_json({"dry_run": args.dry_run, "conversations": reports, "promotion": promoted})
         return 0
     verb = "would create" if args.dry_run else "created"
     for report in reports:
@@ -62,6 +67,9 @@ def run(args: argparse.Namespace, app: App) -> int:
         print(f"{report.session_id} (conversation {report.conversation_id}): {status}")
     total = sum(r.summaries_created for r in reports)
     print(f"{len(reports)} conversation(s), {total} summaries {verb}")
+    if promoted is not None:
+        print(f"promoted: {len(promoted.created)} memories created, {len(promoted.reinforced)} reinforced"
+              + (f" ({'; '.join(promoted.failures)})" if promoted.failures else ""))
     return 0
 
 

@@ -5,7 +5,7 @@ recall repository keys a memory's surfacings and feedback by that id.
 
 Confidence (0..1) moves by fixed rules, all here:
 * storing the same insight again (``text.same_insight``) raises it: ``c + (1 - c) * REINFORCE``, at least
-  the confidence given, instead of adding a copy;
+  the confidence given, instead of adding a copy (unless it comes from summaries the memory already cites);
 * useful feedback raises it (``c + (1 - c) * USEFUL_STEP``), not-useful feedback lowers it (``c * NOT_USEFUL``);
 * every ``IGNORED_EVERY`` surfacings of a memory never marked useful lowers it (``c * IGNORED``).
 """
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import LcmError, UnsupportedCapabilityError
 from ..storage.models import Memory, NewMemory, RecallStats, SearchMode, SearchQuery, SearchTarget
 from . import text
-from .lineage import Lineage
+from .lineage import Lineage, parse
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage, Repositories
@@ -50,6 +50,8 @@ class Stored:
     memory: Memory
     created: bool
     """False when an existing memory held the same insight (its confidence was raised)."""
+    unchanged: bool = False
+    """True when that memory already cited the same summaries: nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,8 @@ def remember(storage: ProjectStorage, content: str, *, tags: Sequence[str] = (),
 
     def apply(repos: Repositories) -> Stored:
         same = find_same(repos, content)
+        if same is not None and source.summaries and set(source.summaries) <= set(parse(same.metadata).summaries):
+            return Stored(same, False, unchanged=True)  # promoted again from the same summaries: not a new confirmation
         if same is None:
             new = NewMemory(content, tuple(dict.fromkeys(tags)), clamp(given), source.source_summary_id,
                             source.to_metadata())
