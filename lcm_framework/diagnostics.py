@@ -161,7 +161,7 @@ def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
-    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, installed
+    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, codex_trust_problems, installed
 
     results = []
     for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
@@ -172,6 +172,8 @@ def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
         hooks, mcp = installed(agent, env)
         missing = sorted(set(events) - hooks)
         problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
+        if agent == "codex" and not missing:
+            problems += codex_trust_problems(env)  # Codex runs no untrusted (or changed) hook
         if problems:
             results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
                                  fix=f"lcm install {agent}"))

@@ -9,14 +9,15 @@ and every other record type stay native-only records.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from lcm_framework.storage.inputs import FormatIdentity, NewMessage, Role
-from lcm_framework.transcripts.contracts import MappedRecord
-from lcm_framework.transcripts.format_helpers import estimate_tokens, parse_timestamp, string_fields
+from lcm_framework.transcripts.contracts import CLIENT_META, COMPACT_SUMMARY, LCM_CONTEXT, MappedRecord
+from lcm_framework.transcripts.format_helpers import estimate_tokens, is_lcm_context, parse_timestamp, string_fields
 
 from .blocks import map_content
 from .structure import STRUCTURAL_SAMPLES
@@ -45,6 +46,11 @@ RECORD_FIELDS = {
     "isApiErrorMessage": "isApiErrorMessage",
 }
 MESSAGE_FIELDS = {"model": "model", "id": "messageId", "stop_reason": "stopReason"}
+# User records Claude Code writes around a local command (/compact, /clear, !cmd...): echoes, not conversation.
+LOCAL_COMMAND_TAGS = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+# A slash command's own echo; it is conversation only when the user gave it arguments (their words).
+COMMAND_TAGS = ("<command-name>", "<command-message>")
+_COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.DOTALL)
 
 
 def _str(value: Any) -> str | None:
@@ -57,6 +63,35 @@ def _is_tool_results(content: Any) -> bool:
         and bool(content)
         and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
     )
+
+
+def _first_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                return str(block["text"])
+    return ""
+
+
+def _meta_kind(record: dict[str, Any], message_obj: Any) -> str | None:
+    """Why a main-thread record that looks like a turn is not conversation (``None``: it is, or is no turn)."""
+    record_type = record.get("type")
+    if record_type == "system":
+        return CLIENT_META  # compact boundaries, local-command output, hook output, turn durations...
+    if record_type not in ("user", "assistant") or record.get("isSidechain") is True:
+        return None
+    if record.get("isCompactSummary") is True:
+        return COMPACT_SUMMARY
+    text = _first_text(message_obj.get("content") if isinstance(message_obj, dict) else None).lstrip()
+    if text.startswith(LOCAL_COMMAND_TAGS):  # isMeta caveats among them; an isMeta expanded prompt is conversation
+        return CLIENT_META
+    if text.startswith(COMMAND_TAGS) and not _COMMAND_ARGS.search(text):
+        return CLIENT_META
+    if is_lcm_context(text):
+        return LCM_CONTEXT
+    return None
 
 
 class ClaudeCodeFormat:
@@ -96,12 +131,14 @@ class ClaudeCodeFormat:
         if isinstance(message_obj, dict):
             metadata.update(string_fields(message_obj, MESSAGE_FIELDS))
         timestamp = parse_timestamp(record.get("timestamp"))
+        kind = _meta_kind(record, message_obj)
         return MappedRecord(
             session_id=_str(record.get("sessionId")),
             cwd=_str(record.get("cwd")),
             timestamp=timestamp,
-            message=self._message(record, message_obj, timestamp),
+            message=None if kind else self._message(record, message_obj, timestamp),
             metadata=metadata,
+            kind=kind,
         )
 
     def _message(self, record: dict[str, Any], message_obj: Any, timestamp: datetime | None) -> NewMessage | None:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.storage.inputs import FormatIdentity
-from lcm_framework.transcripts.contracts import MappedRecord
-from lcm_framework.transcripts.format_helpers import parse_timestamp, string_fields
+from lcm_framework.transcripts.contracts import AGENT_SCAFFOLDING, LCM_CONTEXT, MappedRecord
+from lcm_framework.transcripts.format_helpers import is_lcm_context, parse_timestamp, string_fields
 
 from .items import map_response_item
 from .structure import STRUCTURAL_SAMPLES
@@ -38,6 +38,9 @@ SESSION_FIELDS = {
 GIT_FIELDS = {"commit_hash": "gitCommit", "branch": "gitBranch", "repository_url": "gitRepositoryUrl"}
 PAYLOAD_FIELDS = {"type": "payloadType", "role": "role", "call_id": "callId", "name": "name", "status": "status"}
 TURN_FIELDS = {"cwd": "cwd", "model": "model", "effort": "effort", "approval_policy": "approvalPolicy"}
+# User-role messages Codex itself writes around the conversation (seen in Codex 0.171.0 rollouts).
+SCAFFOLDING_TAGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<skills_instructions>",
+                    "<permissions instructions>", "<collaboration_mode>", "<turn_aborted>")
 
 
 def _str(value: Any) -> str | None:
@@ -46,6 +49,21 @@ def _str(value: Any) -> str | None:
 
 def _is_envelope(record: Any) -> bool:
     return isinstance(record, dict) and isinstance(record.get("type"), str) and "payload" in record
+
+
+def _meta_kind(payload: dict[str, Any]) -> str | None:
+    """Why a ``message`` payload is not conversation: every developer/system message is Codex's instructions
+    (or LCM's restored context, which Codex writes back as one); some user messages are Codex's too."""
+    if payload.get("type") != "message":
+        return None
+    items = payload.get("content")
+    text = "\n".join(i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)) \
+        if isinstance(items, list) else ""
+    if is_lcm_context(text.lstrip()):
+        return LCM_CONTEXT
+    if payload.get("role") in ("developer", "system") or text.lstrip().startswith(SCAFFOLDING_TAGS):
+        return AGENT_SCAFFOLDING
+    return None
 
 
 class CodexFormat:
@@ -103,8 +121,9 @@ class CodexFormat:
             metadata.update(string_fields(payload, TURN_FIELDS))
             return MappedRecord(timestamp=timestamp, metadata=metadata)
         metadata.update(string_fields(payload, PAYLOAD_FIELDS))
-        message = map_response_item(payload, timestamp) if kind == "response_item" else None
-        return MappedRecord(timestamp=timestamp, message=message, metadata=metadata)
+        meta_kind = _meta_kind(payload) if kind == "response_item" else None
+        message = map_response_item(payload, timestamp) if kind == "response_item" and not meta_kind else None
+        return MappedRecord(timestamp=timestamp, message=message, metadata=metadata, kind=meta_kind)
 
     def structural_samples(self) -> Sequence[Any]:
         return STRUCTURAL_SAMPLES

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..jsonable import to_jsonable
 from .output import print_json
 from .recall_common import add_all_projects, add_json, one_line, positive, when
 
@@ -18,21 +20,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="only this session (id or unique prefix)")
     parser.add_argument("--since", metavar="ISO", help="only items created at or after this date/time")
     parser.add_argument("--limit", type=positive, default=50, help="maximum hits per kind (default 50)")
+    parser.add_argument("--include-meta", action="store_true",
+                        help="also search the records kept out of the conversation: agent scaffolding, client "
+                             "metadata, the agents' compaction summaries, LCM's own restored context")
     add_all_projects(parser)
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import Scope, grep_all, parse_since
+    from ..recall.meta import grep_meta_all
     from ..storage.models import SearchMode
 
+    since = parse_since(args.since)
     results = grep_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
-                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=parse_since(args.since),
-                       limit=args.limit)
+                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=since, limit=args.limit)
+    meta = grep_meta_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
+                         mode=SearchMode(args.mode), since=since, limit=args.limit) if args.include_meta else []
+    found = any(r.total for r in results) or bool(meta)
     if args.json:
-        print_json(results if args.all_projects else results[0])
-        return 0 if any(r.total for r in results) else 1
-    total = 0
+        value: Any = [r for r in results if r.total] if args.all_projects else results[0]
+        if args.include_meta:
+            value = {"results": value, "meta_hits": meta} if args.all_projects else {**to_jsonable(value),
+                                                                                     "meta_hits": meta}
+        print_json(value)
+        return 0 if found else 1
     for result in results:
         if args.all_projects and result.total:
             print(f"== project {result.project_id[:12]}")
@@ -44,8 +56,11 @@ def run(args: argparse.Namespace, app: App) -> int:
             print("summaries:")
             for hit in result.summary_hits:
                 print(f"  {hit.id}  {when(hit.created_at)}  {one_line(hit.snippet)}")
-        total += result.total
-    if not total:
+    if meta:
+        print("kept out of the conversation (--include-meta):")
+        for m in meta:
+            print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}  {one_line(m.snippet)}")
+    if not found:
         print(f"no match for {args.pattern!r}")
         return 1
     return 0

@@ -14,18 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LcmError, NotFoundError, StorageUnavailableError
 from ..jsonable import to_jsonable
-from ..storage.models import ContextItemKind, Summary
+from .restore import restore
 
 if TYPE_CHECKING:
     from ..app import App
     from ..storage.contracts import ProjectStorage
 
+__all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
+
 PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refused", "message_mismatch"})
-RECALL_POINTER = (
-    "LCM keeps every message of this project losslessly. To recover details behind a summary use the "
-    "MCP tools lcm_grep (search all stored messages and summaries), lcm_expand (expand a summary id to "
-    "its sources) and lcm_describe (inspect a summary or stored file), or `lcm grep` / `lcm expand ID`."
-)
+
 
 
 def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, Any]:
@@ -97,77 +95,9 @@ def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens
     return {"session_id": session_id, **assembled.as_json()}
 
 
-def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
-    """Recent summaries (ids included) to inject at session start, plus the recall-tool pointer.
-
-    The session's own in-context summaries come first; a new session gets the
-    newest summaries of the project's other conversations.
-    """
-    summaries = _session_summaries(storage, session_id) if session_id else []
-    if not summaries:
-        summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
-    chosen: list[Summary] = []
-    used = 0
-    for summary in reversed(summaries[-limit:]):  # newest first until the budget is spent
-        cost = summary.token_count or max(1, len(summary.content) // 4)
-        if chosen and used + cost > max_tokens:
-            break
-        chosen.append(summary)
-        used += cost
-    chosen.reverse()
-    return {
-        "session_id": session_id,
-        "summaries": [_summary_head(s) for s in chosen],
-        "context": render_restore(chosen),
-        "tokens": used,
-    }
-
-
-def render_restore(summaries: list[Summary]) -> str:
-    if not summaries:
-        return ""
-    blocks = [
-        f'<summary id="{s.summary_id}" kind="{s.kind.value}" depth="{s.depth}"'
-        f' earliest_at="{_iso(s.earliest_at)}" latest_at="{_iso(s.latest_at)}">\n{s.content.strip()}\n</summary>'
-        for s in summaries
-    ]
-    return "\n".join(["# Restored context (LCM)", RECALL_POINTER, "", *blocks])
-
-
 def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
     """Run a registered recall capability (lcm_grep, lcm_search, lcm_describe, lcm_expand)."""
     found = app.plugins.capabilities().get(name)
     if found is None:
         raise LcmError(f"capability {name!r} is not registered (is the recall plugin installed?)")
     return to_jsonable(found.handler(app, args))
-
-
-def _context_summary_ids(storage: ProjectStorage, conversation_id: int) -> list[str]:
-    return [i.summary_id for i in storage.context.list_items(conversation_id)
-            if i.kind is ContextItemKind.SUMMARY and i.summary_id]
-
-
-def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
-    conversation_id = session_conversation(storage, session_id)
-    if conversation_id is None:
-        return []
-    return storage.summaries.get_summaries(_context_summary_ids(storage, conversation_id))
-
-
-def _recent_summaries(storage: ProjectStorage, *, exclude_session: str | None, limit: int) -> list[Summary]:
-    conversations = [c for c in storage.conversations.list_conversations() if c.session_id != exclude_session]
-    for conversation in reversed(conversations):  # newest conversation with summaries wins
-        ids = _context_summary_ids(storage, conversation.conversation_id)
-        if ids:
-            return storage.summaries.get_summaries(ids)[-limit:]
-    return []
-
-
-def _summary_head(s: Summary) -> dict[str, Any]:
-    return {"summary_id": s.summary_id, "depth": s.depth, "kind": s.kind.value, "token_count": s.token_count,
-            "earliest_at": _iso(s.earliest_at), "latest_at": _iso(s.latest_at)}
-
-
-def _iso(value: Any) -> str:
-    return value.isoformat() if value is not None else ""
-

@@ -16,8 +16,11 @@ class MappedRecord:
     """What one native record means to LCM.
 
     ``message`` is ``None`` for records kept only as native records (metadata,
-    events, sidechains, summaries). ``session_id``/``cwd`` are the record's own
-    view of its session and working directory when it states them.
+    events, sidechains, summaries). ``kind`` names a record that looks like a
+    message but is not conversation, so it is kept native only on purpose (never
+    summarized, assembled or restored; ``lcm grep --include-meta`` finds it): one of
+    ``RECORD_KINDS``. ``session_id``/``cwd`` are the record's own view of its
+    session and working directory when it states them.
     """
 
     session_id: str | None = None
@@ -25,6 +28,18 @@ class MappedRecord:
     timestamp: datetime | None = None
     message: NewMessage | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    kind: str | None = None
+
+
+AGENT_SCAFFOLDING = "agent_scaffolding"
+"""What the agent injects around the conversation: instructions, skill lists, environment context."""
+CLIENT_META = "client_meta"
+"""The client's own bookkeeping: compaction boundaries, local-command echoes, caveats, hook output."""
+COMPACT_SUMMARY = "compact_summary"
+"""The agent's own summary of the turns it compacted (LCM keeps those turns themselves)."""
+LCM_CONTEXT = "lcm_context"
+"""LCM's own restored context, as the agent wrote it back into its transcript."""
+RECORD_KINDS = (AGENT_SCAFFOLDING, CLIENT_META, COMPACT_SUMMARY, LCM_CONTEXT)
 
 
 class TranscriptFormat(Protocol):
