@@ -104,15 +104,39 @@ async def restore(request: Request) -> JSONResponse:
 async def hook(request: Request) -> JSONResponse:
     body = validate(await read_body(request), [
         Field("event", str, required=True), Field("payload", dict, required=True), Field("wait", bool),
+        Field("prompt", str),
     ])
     if body["event"] not in HOOK_EVENTS:
         raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(HOOK_EVENTS))})")
     service = service_of(request)
+    if body["event"] == "UserPromptSubmit" and body["prompt"]:
+        return JSONResponse(await prompt_hook(service, body["payload"], body["prompt"]))
     if body["event"] == "SessionStart" or body["wait"]:
         result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
         service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
         return JSONResponse(result)
     return JSONResponse(await service.enqueue(body["event"], body["payload"]), status_code=202)
+
+
+async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """UserPromptSubmit: queue the ingest as for any event, and answer with the recall for the prompt (which is
+    never stored in the outbox)."""
+    import asyncio
+
+    from .service import hook_project
+
+    session = payload.get("session_id")
+    result, recalled = await asyncio.gather(
+        service.enqueue("UserPromptSubmit", payload),
+        service.prompt_recall(hook_project(payload), prompt, session if isinstance(session, str) else None))
+    return {**result, "recall": recalled}
+
+
+async def recall_route(request: Request) -> JSONResponse:
+    """``{"project", "prompt", "session_id"?}``: what a prompt's recall injects (records the surfacing)."""
+    body = validate(await read_body(request), [PROJECT, SESSION, Field("prompt", str, required=True)])
+    return JSONResponse(await service_of(request).prompt_recall(body["project"], body["prompt"],
+                                                                body["session_id"]))
 
 
 async def stats(request: Request) -> JSONResponse:
@@ -165,5 +189,6 @@ def routes() -> Sequence[Route]:
         Route("/restore", restore, methods=["POST"]),
         Route("/hook", hook, methods=["POST"]),
         Route("/memory", memory, methods=["POST"]),
+        Route("/recall", recall_route, methods=["POST"]),
         *recall,
     ]

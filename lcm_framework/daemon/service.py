@@ -192,6 +192,18 @@ class DaemonService:
                                                 limit=12, source=_text(payload.get("source")))
         return result
 
+    async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
+        """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""
+        from ..memory.hints import for_prompt
+        from ..memory.scope import MemoryScope, user_wide_root
+
+        app = self.app_for(project)
+        scope = MemoryScope(await self.reader(project), user_wide=False)
+        user = MemoryScope(await self.reader(user_wide_root(app)), user_wide=True)
+        return await self.run(for_prompt, scope, user, prompt, session_id=session_id,
+                              min_score=float(app.config.get("memory.recall_min_score")),
+                              max_tokens=int(app.config.get("memory.recall_max_tokens")))
+
     # --- the outbox consumer -----------------------------------------------
 
     def wake_consumer(self) -> None:

@@ -17,7 +17,9 @@ MIN_WORDS = 3
 _WORD = re.compile(r"[\w./-]+", re.UNICODE)
 _STOP_WORDS = (
     "a an and are as at be by do does for from has have in into is it its of on or so that the their then this "
-    "to was we were will with you your use using used instead rather than should must always"
+    "to was we were will with you your use using used instead rather than should must always "
+    "i me my can could would why what when where which who how here there please again check look help want "
+    "need let just also now not no"
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _SUFFIXES = ("ing", "ed", "es", "s")
