@@ -96,8 +96,8 @@ async def restore(request: Request) -> JSONResponse:
             body["project"], body["transcript_path"], session_id=body["session_id"], format_id=None,
             compact_mode=None, wait=False,
         )
-    result.update(await service.read(body["project"], operations.restore, body["session_id"],
-                                    max_tokens=body["max_tokens"], limit=body["limit"]))
+    result.update(await service.restored(body["project"], body["session_id"], source=None,
+                                         max_tokens=body["max_tokens"], limit=body["limit"]))
     return JSONResponse(result)
 
 

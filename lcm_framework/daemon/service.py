@@ -188,8 +188,27 @@ class DaemonService:
             elif action != "restore":
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
-            result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
-                                                limit=12, source=_text(payload.get("source")))
+            result["restore"] = await self.restored(project, session_id, source=_text(payload.get("source")),
+                                                    max_tokens=4000, limit=12)
+        return result
+
+    async def restored(self, project: Path, session_id: str | None, *, source: str | None, max_tokens: int,
+                       limit: int) -> dict[str, Any]:
+        """The restored context of a session with the highest-confidence memories (``memory.restore_count``)
+        of the project and the user-wide scope; their surfacing is recorded."""
+        from ..memory.hints import session_memories
+        from ..memory.scope import MemoryScope, user_wide_root
+        from ..memory.store import record_surfacing
+
+        app = self.app_for(project)
+        scope = MemoryScope(await self.reader(project), user_wide=False)
+        user = MemoryScope(await self.reader(user_wide_root(app)), user_wide=True)
+        memories = await self.run(session_memories, scope, user, int(app.config.get("memory.restore_count")))
+        result = await self.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
+                                 source=source, memories=memories)
+        for target in (scope, user):
+            refs = [m.id for m in memories if m.id.startswith(target.prefix)]
+            await self.run(record_surfacing, target.storage, refs, query=None)
         return result
 
     async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:

@@ -134,16 +134,22 @@ def select(hints: Sequence[Hint], *, min_score: float, max_tokens: int) -> list[
     return chosen
 
 
+def block(hint: Hint) -> str:
+    if hint.kind == "memory":
+        return f'<memory id="{hint.id}" confidence="{hint.confidence or 0:.2f}">{hint.text}</memory>'
+    return f'<summary id="{hint.id}">{hint.text}</summary>'
+
+
 def render(hints: Sequence[Hint], heading: str) -> str:
     if not hints:
         return ""
-    blocks = []
-    for hint in hints:
-        if hint.kind == "memory":
-            blocks.append(f'<memory id="{hint.id}" confidence="{hint.confidence:.2f}">{hint.text}</memory>')
-        else:
-            blocks.append(f'<summary id="{hint.id}">{hint.text}</summary>')
-    return "\n".join([f"{LCM_CONTEXT_HEADER}: {heading}", FEEDBACK_HINT, *blocks])
+    return "\n".join([f"{LCM_CONTEXT_HEADER}: {heading}", FEEDBACK_HINT, *(block(h) for h in hints)])
+
+
+def session_memories(project: MemoryScope, user: MemoryScope | None, count: int) -> list[Hint]:
+    """The highest-confidence memories of both scopes for a session's start (``count`` in all)."""
+    found = top_memories(project, count) + (top_memories(user, count) if user is not None else [])
+    return sorted(found, key=lambda h: (-h.score, h.id))[:count]
 
 
 def query_words(prompt: str) -> frozenset[str]:
