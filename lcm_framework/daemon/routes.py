@@ -123,13 +123,20 @@ async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: s
     never stored in the outbox)."""
     import asyncio
 
+    from ..errors import TranscriptError
     from .service import hook_project
 
     session = payload.get("session_id")
-    result, recalled = await asyncio.gather(
-        service.enqueue("UserPromptSubmit", payload),
-        service.prompt_recall(hook_project(payload), prompt, session if isinstance(session, str) else None))
-    return {**result, "recall": recalled}
+    recalling = asyncio.ensure_future(service.prompt_recall(hook_project(payload), prompt,
+                                                            session if isinstance(session, str) else None))
+    try:
+        queued = await service.enqueue("UserPromptSubmit", payload)
+    except TranscriptError:  # a new session's transcript is written after its first prompt: nothing to ingest
+        queued = {"event": "UserPromptSubmit", "queued": None}
+    except BaseException:
+        recalling.cancel()
+        raise
+    return {**queued, "recall": await recalling}
 
 
 async def recall_route(request: Request) -> JSONResponse:
