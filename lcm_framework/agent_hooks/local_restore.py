@@ -26,14 +26,17 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     try:
         storage = factory.open_project(ProjectRef(project_id_for(project), str(project)))
         user_root = (Path(config.home) / USER_WIDE_DIR).resolve()
-        user = factory.open_project(ProjectRef(project_id_for(user_root), str(user_root)))
+        user_ref = ProjectRef(project_id_for(user_root), str(user_root))
+        known = {r.project_id for r in factory.list_projects()}
+        user = factory.open_project(user_ref) if user_ref.project_id in known else None
         try:
-            memories = session_memories(MemoryScope(storage, False), MemoryScope(user, True),
+            memories = session_memories(MemoryScope(storage, False), MemoryScope(user, True) if user else None,
                                         int(config.get("memory.restore_count")))
             return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source,
                                memories=memories)["context"])
         finally:
-            user.close()
+            if user is not None:
+                user.close()
             storage.close()
     finally:
         factory.close()

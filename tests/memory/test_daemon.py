@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from lcm_framework.paths import project_id_for
 from tests.compaction.helpers import project_dir
 from tests.conftest import run_lcm
 from tests.daemon.support import DaemonProcess, free_port
@@ -57,6 +58,9 @@ def test_memory_actions_and_tools_on_the_daemon(daemon: DaemonProcess, tmp_path:
     bad = httpx.post(f"{daemon.url}/memory", json={"project": str(root), "action": "explode"},
                      headers={"Authorization": f"Bearer {daemon.token}"})
     assert bad.status_code == 400
+    assert post(daemon, "/recall", {"project": str(root), "prompt": "why is port 8432 busy"})["items"]
+    user_store = daemon.home / "projects" / project_id_for(daemon.home / "user-memory")
+    assert (daemon.home / "projects").is_dir() and not user_store.exists()  # recall never creates it
 
 
 def test_a_related_prompt_gets_the_memory_an_unrelated_one_nothing(daemon: DaemonProcess, tmp_path: Path) -> None:
