@@ -17,8 +17,10 @@ from .models import (
     NewPart,
     NewSummary,
     PartKind,
+    RecallStats,
     Role,
     SummaryKind,
+    Surfacing,
 )
 
 MAX_SAFE_INT = 2**53 - 1
@@ -205,6 +207,16 @@ def validate_large_file(v: Validator, file: LargeFile) -> None:
     v.optional_count("message_id", file.message_id)
     v.count("byte_size", file.byte_size)
     v.count("token_count", file.token_count)
+
+
+def validate_history(v: Validator, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+    """A recall history to restore: counts in range, texts free of U+0000, every surfacing of the same target."""
+    v.text("target_id", stats.target_id)
+    for count in (stats.surfaced, stats.useful, stats.not_useful):
+        v.count("count", count)
+    v.texts("query", [s.query for s in surfacings])
+    if any(s.target_id != stats.target_id for s in surfacings):
+        raise v.invalid("every surfacing must name the target of the stats", "target_mismatch")
 
 
 def validate_range(v: Validator, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from lcm_framework.storage.models import RecallStats, Surfacing
+from lcm_framework.storage.validation import validate_history
 
 from .clock import from_us, now_us, opt_dt, opt_us, to_us
 from .scope import Repository, chunks, marks
@@ -52,12 +53,7 @@ class SqliteRecall(Repository):
         return [Surfacing(target_id, q, from_us(t)) for q, t in rows]
 
     def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
-        self._check.text("target_id", stats.target_id)
-        for count in (stats.surfaced, stats.useful, stats.not_useful):
-            self._check.count("count", count)
-        self._check.texts("query", [s.query for s in surfacings])
-        if any(s.target_id != stats.target_id for s in surfacings):
-            raise self._invalid("every surfacing must name the target of the stats", "target_mismatch")
+        validate_history(self._check, stats, surfacings)
         with self._op(write=True) as conn:
             self._delete(conn, [stats.target_id])
             conn.execute("INSERT INTO recall_stats (target_id, surfaced, useful, not_useful, last_surfaced_at) "

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from lcm_framework.storage.models import Memory, NewMemory, RecallStats, Surfacing
+from lcm_framework.storage.validation import validate_history
 
 from .base import Repository, utc, utc_required
 
@@ -148,12 +149,7 @@ class PgRecall(Repository):
             return [Surfacing(target_id, q, utc_required(t)) for q, t in cur.fetchall()]
 
     def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
-        self._check.text("target_id", stats.target_id)
-        for count in (stats.surfaced, stats.useful, stats.not_useful):
-            self._check.count("count", count)
-        self._check.texts("query", [s.query for s in surfacings])
-        if any(s.target_id != stats.target_id for s in surfacings):
-            raise self._invalid("every surfacing must name the target of the stats", "target_mismatch")
+        validate_history(self._check, stats, surfacings)
         with self._cursor() as cur:
             self._delete(cur, [stats.target_id])
             cur.execute("INSERT INTO recall_stats (project_id, target_id, surfaced, useful, not_useful, "
