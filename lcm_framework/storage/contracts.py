@@ -34,6 +34,7 @@ from .models import (
     Health,
     LargeFile,
     Lease,
+    MaintenanceReport,
     Memory,
     Message,
     MessagePart,
@@ -49,6 +50,7 @@ from .models import (
     SearchHit,
     SearchQuery,
     SessionIngestRecord,
+    StorageUsage,
     SubagentLink,
     Summary,
     Surfacing,
@@ -342,6 +344,13 @@ class ProjectStorage(Repositories, Protocol):
         ...
     def health(self) -> Health: ...
     def stats(self) -> ProjectStats: ...
+    def storage_usage(self) -> StorageUsage:
+        """Bytes per table and index, payload sizes plain and stored, and reclaimable space."""
+        ...
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        """Online-safe maintenance: rewrite payloads with the newest codec and give free space back, in
+        short transactions (``progress`` gets the rows rewritten so far). Never changes what is read."""
+        ...
     def close(self) -> None:
         """Idempotent; never affects other open projects."""
         ...
