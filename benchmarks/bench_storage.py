@@ -1,4 +1,5 @@
-"""Storage benchmarks: bulk insert vs bare executemany, full-text search latency, CLI start-up.
+"""Storage benchmarks: bytes stored per transcript byte (``footprint.py``), bulk insert vs bare
+executemany, full-text search latency, CLI start-up.
 
 Targets (issue 2): repository insert >= 0.5x the bare ``executemany`` rate on
 the same schema; full-text search p95 < 50 ms over 1,000,000 messages; ``lcm
@@ -205,9 +206,24 @@ def bench_cli(runs: int) -> None:
               f"({took / base:.1f}x the baseline; target < 300 ms)")
 
 
+def bench_footprint(home: Path, quick: bool) -> None:
+    from .bench_import import SESSIONS, make_corpus
+    from .footprint import measure, tool_heavy_corpus
+
+    size = (5 if quick else 50) * 2**20
+    if SESSIONS.is_dir():
+        make_corpus(home / "real-corpus", size)
+        measure("real sessions (fresh ids)", home / "real-corpus", home / "real")
+    else:
+        print(f"real sessions: skipped ({SESSIONS} is absent)")
+    tool_heavy_corpus(home / "tool-corpus", size)
+    measure("generated tool-heavy sessions", home / "tool-corpus", home / "tool")
+
+
 def main(quick: bool) -> None:
     home = Path(tempfile.mkdtemp(prefix="lcm-bench-"))
     try:
+        bench_footprint(home / "footprint", quick)
         bench_insert(home / "insert", 20_000 if quick else 200_000)
         bench_search(home / "search", 50_000 if quick else 1_000_000, 50 if quick else 200)
         bench_cli(5 if quick else 9)
