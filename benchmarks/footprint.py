@@ -24,8 +24,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MB = 2**20
-_NAMES = "parser lexer cache router worker pool index ledger session token schema queue".split()
-_VERBS = "load store flush retry parse render merge resolve fetch encode decode validate".split()
+_NAMES = ("parser", "lexer", "cache", "router", "worker", "pool", "index", "ledger", "session", "token", "schema",
+          "queue")
+_VERBS = ("load", "store", "flush", "retry", "parse", "render", "merge", "resolve", "fetch", "encode", "decode",
+          "validate")
 
 
 def _source_file(rng: random.Random, lines: int) -> str:
@@ -40,6 +42,48 @@ def _source_file(rng: random.Random, lines: int) -> str:
     return "\n".join(out)
 
 
+class _Session:
+    """One generated session's records, chained by ``parentUuid`` like Claude Code's."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.id = str(uuid.UUID(int=rng.getrandbits(128)))
+        self.cwd = "/home/dev/app"
+        self.parent: str | None = None
+        self.lines: list[str] = []
+
+    def add(self, kind: str, message: dict[str, object], turn: int) -> None:
+        uid = str(uuid.UUID(int=self.rng.getrandbits(128)))
+        self.lines.append(json.dumps({
+            "parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
+            "sessionId": self.id, "version": "2.1.0", "type": kind, "uuid": uid,
+            "timestamp": f"2026-03-0{1 + turn // 90}T10:{turn % 60:02d}:00Z", "message": message}))
+        self.parent = uid
+
+
+def _turn(session: _Session, turn: int, files: dict[str, str], paths: list[str]) -> None:
+    rng = session.rng
+    path = rng.choice(paths[: 8 + turn % 32])  # recent files are read again and again
+    call = f"toolu_{rng.getrandbits(64):016x}"
+    session.add("user", {"role": "user", "content": f"Why does {rng.choice(_VERBS)} fail in {path}?"}, turn)
+    if rng.random() < 0.6:
+        use = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": f"{session.cwd}/{path}"}}
+        result = files[path]
+    else:
+        use = {"type": "tool_use", "id": call, "name": "Bash",
+               "input": {"command": f"pytest -q tests/test_{rng.choice(_NAMES)}.py"}}
+        result = "\n".join(f"2026-03-01 10:{i % 60:02d}:{rng.randint(0, 59):02d} INFO {rng.choice(_NAMES)} "
+                           f"{rng.choice(_VERBS)} took {rng.randint(1, 900)} ms"
+                           for i in range(rng.randint(5, 80)))
+    session.add("assistant", {"role": "assistant", "model": "claude-sonnet-4", "id": f"msg_{call}",
+                              "content": [{"type": "text", "text": "Let me look."}, use]}, turn)
+    session.add("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call,
+                                                      "content": result}]}, turn)
+    session.add("assistant", {"role": "assistant", "model": "claude-sonnet-4", "id": f"msg_{call}b", "content": [
+        {"type": "text", "text": f"The {rng.choice(_NAMES)} limit is {rng.randint(1, 500)}; "
+                                 f"{rng.choice(_VERBS)} it first."}]}, turn)
+
+
 def tool_heavy_corpus(target: Path, size: int, seed: int = 19) -> int:
     """Generated sessions of 200 turns until ``size`` bytes; returns the bytes written."""
     rng = random.Random(seed)
@@ -47,40 +91,11 @@ def tool_heavy_corpus(target: Path, size: int, seed: int = 19) -> int:
     paths = sorted(files)
     written = 0
     while written < size:
-        session, cwd = str(uuid.UUID(int=rng.getrandbits(128))), "/home/dev/app"
-        parent = None
-        lines = []
+        session = _Session(rng)
         for turn in range(200):
-            def add(record: dict[str, object]) -> None:
-                nonlocal parent
-                uid = str(uuid.UUID(int=rng.getrandbits(128)))
-                lines.append(json.dumps({"parentUuid": parent, "isSidechain": False, "userType": "external",
-                                         "cwd": cwd, "sessionId": session, "version": "2.1.0", "type": record["t"],
-                                         "uuid": uid, "timestamp": f"2026-03-0{1 + turn // 90}T10:{turn % 60:02d}:00Z",
-                                         "message": record["m"]}))
-                parent = uid
-
-            path = rng.choice(paths[: 8 + turn % 32])  # recent files are read again and again
-            call = f"toolu_{rng.getrandbits(64):016x}"
-            add({"t": "user", "m": {"role": "user", "content": f"Why does {rng.choice(_VERBS)} fail in {path}?"}})
-            tool = rng.random()
-            if tool < 0.6:
-                use = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": f"{cwd}/{path}"}}
-                result = files[path]
-            else:
-                command = f"pytest -q tests/test_{rng.choice(_NAMES)}.py"
-                use = {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
-                result = "\n".join(f"2026-03-01 10:{i % 60:02d}:{rng.randint(0, 59):02d} INFO {rng.choice(_NAMES)} "
-                                   f"{rng.choice(_VERBS)} took {rng.randint(1, 900)} ms" for i in range(rng.randint(5, 80)))
-            add({"t": "assistant", "m": {"role": "assistant", "model": "claude-sonnet-4", "id": f"msg_{call}",
-                                         "content": [{"type": "text", "text": "Let me look."}, use]}})
-            add({"t": "user", "m": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call,
-                                                                 "content": result}]}})
-            add({"t": "assistant", "m": {"role": "assistant", "model": "claude-sonnet-4", "id": f"msg_{call}b",
-                                         "content": [{"type": "text", "text": f"The {rng.choice(_NAMES)} limit "
-                                                      f"is {rng.randint(1, 500)}; {rng.choice(_VERBS)} it first."}]}})
-        data = ("\n".join(lines) + "\n").encode()
-        out = target / f"{session}.jsonl"
+            _turn(session, turn, files, paths)
+        data = ("\n".join(session.lines) + "\n").encode()
+        out = target / f"{session.id}.jsonl"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
         written += len(data)
