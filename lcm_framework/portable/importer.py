@@ -113,10 +113,10 @@ class _Target:
 
     def switch(self, record: dict[str, Any]) -> None:
         self.close()
-        self.projects += 1
         if record.get("user_wide"):
             root: Path | str | None = user_wide_root(self.app)
         elif self.here:
+            self.projects += 1
             if self.projects > 1:
                 raise RecordFormatError("--here takes a file of one project (this one holds several)")
             root = None

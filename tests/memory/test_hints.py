@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from lcm_framework.compaction import CompactionEngine
 from lcm_framework.memory import hints, store
 from lcm_framework.memory.scope import MemoryScope
 from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
-from tests.compaction.helpers import ingest, make_app, new_message, project_dir, texts
+from lcm_framework.storage.models import NewSummary, SummaryKind
+from tests.compaction.helpers import ingest, texts
 from tests.conformance.conftest import factory, make_ref
 
 __all__ = ["factory"]
@@ -47,21 +46,25 @@ def test_threshold_cap_and_order(scope: MemoryScope) -> None:
     assert scope.storage.recall.surfacings(strong)[0].query == prompt
 
 
-def test_summaries_of_other_sessions_are_snippets_the_own_context_is_not(scope: MemoryScope,
-                                                                         tmp_path: Path) -> None:
-    app = make_app(project_dir(tmp_path))
-    storage = scope.storage
-    detail = "The flaky_ledger_test fails because ledger_seed.sql loads after the fixtures"
-    for session in ("old", "current"):
-        cid, _ = ingest(storage, session, [new_message(0, detail), *texts(12, start=1)])
-        CompactionEngine(app).compact(storage, cid)
+def summarize(storage: ProjectStorage, session: str, content: str) -> str:
+    """One leaf summary of a new session's three messages, put in its context in their place."""
+    cid, stored = ingest(storage, session, texts(3))
+    summary = storage.summaries.create_summary(NewSummary(
+        f"sum_{session.encode().hex():0<16}"[:20], cid, SummaryKind.LEAF, 0, content, 30, None, None, 3,
+        [m.message_id for m in stored]))
+    storage.context.replace_range(cid, 0, 2, summary.summary_id)
+    return summary.summary_id
+
+
+def test_summaries_of_other_sessions_are_snippets_the_own_context_is_not(scope: MemoryScope) -> None:
+    detail = "The flaky_ledger_test fails because ledger_seed.sql loads after the fixtures."
+    old = summarize(scope.storage, "old", f"[07:00] user: run the suite\n[07:01] {detail}\n[07:02] done")
+    own = summarize(scope.storage, "current", f"[08:00] {detail}")
+    summarize(scope.storage, "unrelated", "[09:00] the css grid of the settings page was rebuilt")
     prompt = "why does flaky_ledger_test fail with ledger_seed.sql?"
     found = hints.for_prompt(scope, None, prompt, session_id="current", min_score=0.05, max_tokens=2000)
-    summaries = [i["id"] for i in found["items"] if i["kind"] == "summary"]
-    (old,) = storage.conversations.find_conversations("old")
-    own = {s.summary_id for s in storage.summaries.list_summaries(
-        storage.conversations.find_conversations("current")[0].conversation_id)}
-    assert summaries and not own & set(summaries)
-    assert all(s in {x.summary_id for x in storage.summaries.list_summaries(old.conversation_id)} for s in summaries)
-    assert "flaky_ledger_test" in found["context"] and found["context"].startswith("# Restored context (LCM)")
-    app.close()
+    assert [(i["id"], i["kind"]) for i in found["items"]] == [(old, "summary")]  # not own, not unrelated
+    assert found["context"].startswith("# Restored context (LCM)")
+    assert f"[07:01] {detail}</summary>" in found["context"] and "[07:02] done" not in found["context"]  # 2 lines
+    elsewhere = hints.for_prompt(scope, None, prompt, session_id="another", min_score=0.05, max_tokens=2000)
+    assert {i["id"] for i in elsewhere["items"]} == {old, own}

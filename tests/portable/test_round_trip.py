@@ -22,6 +22,9 @@ SMALL = ("-c", "compaction.leaf_chunk_tokens=1000", "-c", "compaction.leaf_targe
          "-c", "compaction.leaf_min_fanout=3", "-c", "compaction.condensed_target_tokens=100")
 
 
+CURSORS = "Orders API paginates with opaque cursors"
+
+
 def lcm(root: Path, env: dict[str, str], *args: str) -> str:
     done = run_lcm("--project", str(root), *args, cwd=root, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -50,11 +53,12 @@ def seeded(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     for session in sorted(SAMPLES.glob("*.jsonl")):
         lcm(root, env, "import", str(session), "--project", str(root))
     lcm(root, env, *SMALL, "compact", "--all")
-    lcm(root, env, "memory", "add", "Orders API paginates with opaque cursors", "--tag", "api")
-    lcm(root, env, "memory", "add", "Run the test suite with -n 2", "--tag", "tests", "--confidence", "0.8")
+    cursors = json.loads(lcm(root, env, "memory", "add", CURSORS, "--tag", "api", "--json"))["id"]
+    suite = json.loads(lcm(root, env, "memory", "add", "Run the test suite with -n 2", "--tag", "tests",
+                           "--confidence", "0.8", "--json"))["id"]
     lcm(root, env, "memory", "add", "--global", "Answer in British English")
-    lcm(root, env, "memory", "feedback", "mem_1", "--useful")
-    lcm(root, env, "memory", "archive", "mem_2")
+    lcm(root, env, "memory", "feedback", cursors, "--useful")
+    lcm(root, env, "memory", "archive", suite)
     return root, env
 
 
@@ -75,7 +79,9 @@ def test_sqlite_postgres_sqlite_round_trip_is_identical_by_digest(seeded: tuple[
                   "LCM_POSTGRES_URL": db.url, "LCM_POSTGRES_ALLOW_PLAINTEXT": "true"}
         pg = ("-c", f"postgresql.schema={schema}")
         report = json.loads(lcm(root, env_pg, *pg, "import-records", str(first), "--json"))
-        assert report["applied"]["memory"] == 3 and report["applied"]["conversation"] >= 2
+        assert report["applied"] == {"memory": kinds(first).count("memory"),
+                                     "conversation": kinds(first).count("conversation")}
+        assert kinds(first).count("memory") > 3  # promoted memories (with lineage) besides the three added
         again = json.loads(lcm(root, env_pg, *pg, "import-records", str(first), "--json"))
         assert again["applied"] == {} and again["skipped"] == report["applied"]
         second = tmp_path / "b.jsonl"
@@ -85,8 +91,13 @@ def test_sqlite_postgres_sqlite_round_trip_is_identical_by_digest(seeded: tuple[
     third = tmp_path / "c.jsonl"
     lcm(root, env_b, "export", "--all-projects", "-o", str(third))
     assert sorted(digests(first)) == sorted(digests(second)) == sorted(digests(third))
-    shown = json.loads(lcm(root, env_b, "memory", "show", "mem_1", "--json"))
-    assert shown["recall"]["useful"] == 1 and shown["tags"] == ["api"]
+    (shown,) = [m for m in json.loads(lcm(root, env_b, "memory", "list", "--json"))["memories"]
+                if m["content"] == CURSORS]
+    assert shown["tags"] == ["api"]
+    assert json.loads(lcm(root, env_b, "memory", "show", shown["id"], "--json"))["recall"]["useful"] == 1
+    promoted = [m for m in json.loads(lcm(root, env_b, "memory", "list", "--json"))["memories"]
+                if m["lineage"]["origin"] == "promotion"]
+    assert promoted and all(m["lineage"]["messages"] for m in promoted)  # lineage mapped to local message ids
     assert json.loads(lcm(root, env_b, "memory", "list", "--global", "--json"))["memories"][0]["content"] == \
         "Answer in British English"
     word = max(conversation["messages"][0]["content"].split(), key=len)
@@ -98,14 +109,19 @@ def test_memories_only_and_a_newer_version_is_refused(seeded: tuple[Path, dict[s
     root, env = seeded
     out = tmp_path / "m.jsonl"
     lcm(root, env, "export", "--memories-only", "-o", str(out))
-    assert set(kinds(out)) == {"project", "memory"} and len(kinds(out)) == 3
+    assert set(kinds(out)) == {"project", "memory"}
+    elsewhere = project_dir(tmp_path, "elsewhere")
+    lcm(elsewhere, sqlite_env(tmp_path / "home-c"), "import-records", str(out), "--here")
+    moved = json.loads(lcm(elsewhere, sqlite_env(tmp_path / "home-c"), "memory", "list", "--json"))["memories"]
+    assert CURSORS in {m["content"] for m in moved}  # into the current project, not the root the file names
     lines = out.read_text().splitlines()
     newer = tmp_path / "newer.jsonl"
     newer.write_text("\n".join([json.dumps({**json.loads(lines[0]), "version": 99}), *lines[1:]]) + "\n")
     done = run_lcm("--project", str(root), "import-records", str(newer), cwd=root, env=sqlite_env(tmp_path / "h"))
     assert done.returncode == 2 and "version 99" in done.stderr and "upgrade" in done.stderr
     damaged = tmp_path / "damaged.jsonl"
-    damaged.write_text("\n".join([lines[0], lines[1], lines[2].replace("cursors", "pages")]) + "\n")
+    tampered = {**json.loads(lines[2]), "content": "tampered"}  # the digest no longer matches
+    damaged.write_text("\n".join([lines[0], lines[1], json.dumps(tampered)]) + "\n")
     done = run_lcm("--project", str(root), "import-records", str(damaged), cwd=root, env=sqlite_env(tmp_path / "h"))
     assert done.returncode == 2 and "digest" in done.stderr
 
