@@ -95,9 +95,10 @@ class CompactionEngine:
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
         from ..largefiles import LargeFileStore
 
-        return LargeFileStore(
-            storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore
-        )
+        # The offline summarizer would only pick lines of an excerpt: the deterministic explorer reads it all.
+        offline = self.summarizer.name == OFFLINE_SUMMARIZER
+        return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold,
+                              None if offline else self.explore)
 
     def explore(self, content: str, name: str | None) -> str:
         """Exploration summary of a large file with the ``large_file`` prompt."""
@@ -315,7 +316,7 @@ class _Run:
         return [self.contents[sid] for sid in ids if sid in self.contents]
 
     def _model_facing(self, messages: list[Message]) -> tuple[list[str], tuple[str, ...]]:
-        """Message texts with large blocks replaced by file references (plus their explorations)."""
+        """Message texts with large blocks replaced by file references (each with its exploration)."""
         threshold = self.settings.large_file_token_threshold
         texts: list[str] = []
         file_ids: list[str] = []
@@ -326,7 +327,7 @@ class _Run:
             if self._files is None:
                 self._files = self.engine.file_store(self.storage)
             rewritten = self._files.rewrite(self.cid, message.message_id, message.content)
-            texts.append("\n".join([rewritten.text, *rewritten.explorations]))
+            texts.append(rewritten.text)
             file_ids.extend(rewritten.file_ids)
         return texts, tuple(dict.fromkeys(file_ids))
 
