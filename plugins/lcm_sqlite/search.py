@@ -124,13 +124,16 @@ class SqliteLexicalSearch(Repository):
     @staticmethod
     def _coordination(index: str, docid: str, spec: _Target, groups: list[list[str]],
                       base: str) -> tuple[str, list[Any]]:
-        """RANKED score: query phrases matched (each 1), the whole query as one phrase (0.5), then bm25 in [0, 1)."""
+        """RANKED score: query phrases matched (each 1), the whole query as one phrase (0.5), bm25 in [0, 0.4).
+
+        The integer part is the number of phrases matched (``matched_phrases``), comparable across indexes.
+        """
         matched = [f"(t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))" for _ in groups]
         args: list[Any] = [fts.match_expression([group]) for group in groups]
         if len(groups) > 1:
             matched.append(f"0.5 * (t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))")
             args.append(fts.match_expression([[w for group in groups for w in group]]))
-        return f"({' + '.join(matched)} + ({base}) / (1.0 + ({base})))", args
+        return f"({' + '.join(matched)} + 0.4 * ({base}) / (1.0 + ({base})))", args
 
     def _docid(self) -> str:
         return "rowid" if self._scope.tier is FullTextTier.FTS5 else "docid"

@@ -18,7 +18,7 @@ Tool output and conversation share the budget in proportion to their size (each
 at least a quarter when both exist). The best units per character are chosen,
 then printed in their original order under the header of the message they came
 from. Size follows the source: a leaf gets a twentieth of its tokens (1,000 for
-a 20,000-token chunk), never more than the target. The last line names the
+a 20,000-token chunk), at least 400, never more than the target. The last line names the
 topics of what was left out. Deterministic: the same segment gives the same text.
 """
 
@@ -46,6 +46,7 @@ NOTICE = (
 MAX_UNIT = 280  # characters of one unit; longer ones are clipped with " …"
 ERROR_WEIGHT = 1.6  # errors are what an engineer most often needs back
 SOURCE_SHARE = 20  # a leaf summary gets about 1/SOURCE_SHARE of its source's tokens
+MIN_LEAF_TOKENS = 400  # but short sources keep at least this much (never more than the target)
 _FRAMED_BUDGET = 600  # characters; smaller budgets get no header and footer lines
 _FOOTER_ROOM = 200
 
@@ -105,7 +106,7 @@ class ExtractiveSummarizer:
     def summarize(self, request: SummaryRequest) -> str:
         target = request.target_tokens
         if request.depth == 0:
-            target = min(target, max(estimate_tokens(request.segment) // SOURCE_SHARE, 120))
+            target = min(target, max(estimate_tokens(request.segment) // SOURCE_SHARE, MIN_LEAF_TOKENS))
         return extract(request.segment, target)
 
 
@@ -247,15 +248,13 @@ def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> s
 
 
 def _footer(units: list[_Unit], chosen: set[int], lines: int) -> str:
-    """What was left out: its most distinctive terms not already shown, and how much of the source."""
+    """What was left out: its distinctive recurring terms (tf-idf over units, identifiers first), and how much."""
     shown = {term for i in chosen for term in units[i].terms}
-    weights: dict[str, float] = {}
-    for i, unit in enumerate(units):
-        if i in chosen or unit.score <= 0:
-            continue
-        for term in unit.terms:
-            if len(term) > 3 and term not in shown and not _NUMBERISH.match(term):
-                weights[term] = weights.get(term, 0.0) + unit.score / max(len(unit.terms), 1)
+    df = Counter(term for i, unit in enumerate(units) if i not in chosen and unit.score > 0 for term in unit.terms)
+    common = max(len(units) // 5, 2)  # in a fifth of the passages or more: vocabulary, not a topic
+    weights = {term: n * math.log(1 + len(units) / n) * (_kind_factor(term) or 0.5)
+               for term, n in df.items()
+               if term not in shown and len(term) > 3 and n < common and not _NUMBERISH.match(term)}
     topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
     left = len(units) - len(chosen)
     text = f"Expand for details about: {', '.join(topics)}" if topics else "Expand for details about:"
