@@ -130,3 +130,19 @@ def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
     with app.project() as storage:
         context = assemble(storage, 999, budget=100, fresh_tail_count=8)
     assert context.messages == [] and context.token_estimate == 0
+
+
+def test_session_start_restore_is_the_assembled_context_without_a_protected_tail(tmp_path: Path) -> None:
+    from lcm_framework.daemon.operations import RECALL_POINTER, restore
+
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        budget = storage.context.token_total(cid) // 2
+        restored = restore(storage, "s1", max_tokens=budget, limit=12)
+        expected = assemble(storage, cid, budget=budget, fresh_tail_count=0)
+        assert restored["context"].startswith("# Restored context (LCM)\n" + RECALL_POINTER)
+        assert restored["context"].endswith(expected.as_text()) and restored["tokens"] <= budget
+        assert [s["summary_id"] for s in restored["summaries"]] == expected.summary_ids
+        assert stored[-1].content in restored["context"]  # the newest turns, as detailed as the budget allows
+    finally:
+        cm.__exit__(None, None, None)
