@@ -10,9 +10,9 @@ tells that the rest of the segment does not:
   more, bare numbers and hashes less (they are rare by nature);
 * error lines weigh 1.6x; decisions and commands that change things get a
   bonus, the opening of each user request too;
-* repeats count once: the same text anywhere, or within one message the same
-  line once digits and hashes are blanked (log lines, test listings); units
-  that are mostly punctuation (JSON noise) are never chosen.
+* repeats count once: the same text anywhere, or within one tool output the
+  same line once digits and hashes are blanked (log lines, test listings);
+  tool-output lines that are mostly punctuation (JSON noise) are never chosen.
 
 Tool output and conversation share the budget in proportion to their size (each
 at least a quarter when both exist). The best units per character are chosen,
@@ -24,6 +24,7 @@ topics of what was left out. Deterministic: the same segment gives the same text
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -174,6 +175,7 @@ def _pieces(text: str, *, prose: bool) -> list[str]:
     return [p.strip() for line in lines for p in _SENTENCE.split(line) if p.strip()]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _kind_factor(term: str) -> float:
     """Identifiers weigh 1.5x their rarity; bare numbers and hashes are capped at 1 (0 here marks the cap)."""
     if _IDENTIFIER.search(term):
@@ -185,22 +187,21 @@ def _score(units: list[_Unit]) -> None:
     """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
     df = Counter(t for u in units for t in u.terms)
     total = max(len(units), 1)
-    factors: dict[str, float] = {}
+    weight = {}
+    for term, n in df.items():
+        idf, factor = math.log(1 + total / n), _kind_factor(term)
+        weight[term] = idf * factor if factor else min(idf, 1.0)
     seen: set[tuple[int, str] | str] = set()
     for unit in units:
-        alnum = len(unit.text) - len(_NOT_ALNUM.findall(unit.text))
-        shape = (unit.message, _SHAPE.sub("0", unit.text))  # repeated lines of one output
-        if alnum < 0.45 * len(unit.text) or shape in seen or unit.text in seen or not unit.terms:
-            unit.score = 0.0
+        if unit.text in seen or not unit.terms:
             continue
-        seen.update((shape, unit.text))
-        information = 0.0
-        for term in unit.terms:
-            factor = factors.get(term)
-            if factor is None:
-                factor = factors[term] = _kind_factor(term)
-            idf = math.log(1 + total / df[term])
-            information += idf * factor if factor else min(idf, 1.0)
+        seen.add(unit.text)
+        if unit.tool:  # tool output: repeated lines (once numbers are blanked) and JSON noise
+            shape = (unit.message, _SHAPE.sub("0", unit.text))
+            if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
+                continue
+            seen.add(shape)
+        information = sum(map(weight.__getitem__, unit.terms))
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
 
