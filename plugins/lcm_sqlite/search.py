@@ -136,11 +136,14 @@ class SqliteLexicalSearch(Repository):
         if len(groups) > 1:
             phrases.append(fts.match_expression([[w for group in groups for w in group]]))
         points: dict[Any, float] = {row[4]: 0.0 for row in rows}
+        if not points:
+            return []
+        low, high = min(points), max(points)  # one range scan per phrase (FTS seeks rowid ranges, not lists)
         for n, phrase in enumerate(phrases):
-            for group in chunks(list(points)):
-                found = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? AND {docid} IN "
-                                     f"({marks(group)})", [phrase, *group]).fetchall()
-                for (rowid,) in found:
+            found = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? AND {docid} >= ? "
+                                 f"AND {docid} <= ?", (phrase, low, high)).fetchall()
+            for (rowid,) in found:
+                if rowid in points:
                     points[rowid] += 1.0 if n < len(groups) else 0.5
         scored = [(row[0], row[1], row[2], points[row[4]] + 0.4 * row[3] / (1.0 + row[3]), row[4]) for row in rows]
         return sorted(scored, key=lambda r: (-r[3], -r[2], r[0]))
