@@ -95,14 +95,19 @@ class CompactionEngine:
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
         from ..largefiles import LargeFileStore
 
-        # The offline summarizer would only pick lines of an excerpt: the deterministic explorer reads it all.
-        offline = self.summarizer.name == OFFLINE_SUMMARIZER
-        return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold,
-                              None if offline else self.explore)
+        return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore)
 
     def explore(self, content: str, name: str | None) -> str:
-        """Exploration summary of a large file with the ``large_file`` prompt."""
+        """Exploration summary of a large file: a model's with the ``large_file`` prompt, else by kind.
+
+        The offline summarizer would only pick lines of an excerpt, so it is not asked: the deterministic
+        explorer (``lcm_framework.explore``) reads the whole file.
+        """
+        from ..explore import explore
         from ..summarize.contracts import Level, SummaryRequest
+
+        if self.summarizer.name == OFFLINE_SUMMARIZER:
+            return explore(content, name)
 
         excerpt = content[:EXCERPT_CHARS]
         variables = {
