@@ -1,10 +1,12 @@
 """Lexical search over messages, summaries and promoted memory.
 
-FULL_TEXT uses the database's tier (FTS5 bm25, FTS4 ``rank_bm25`` or a LIKE
-scan), SUBSTRING a case-sensitive ``instr`` scan, REGEX the ``regexp``
-function backed by google-re2 (linear time). Hits are ordered by score
-(higher first), then newest, then id. Unfiltered FULL_TEXT queries rank only
-the newest ``RANK_CANDIDATES`` matches (the contract's bound).
+FULL_TEXT (every query phrase) and RANKED (any phrase, rescored by phrases
+matched) use the database's tier (FTS5 bm25 over a porter-stemmed index, FTS4
+``rank_bm25`` or a LIKE scan); the query is read by ``query_chunks`` (stop
+words dropped). SUBSTRING is a case-sensitive ``instr`` scan, REGEX the
+``regexp`` function backed by google-re2 (linear time). Hits are ordered by
+score (higher first), then newest, then id. Unfiltered FULL_TEXT and RANKED
+queries rank only the newest ``RANK_CANDIDATES`` matches (the contract's bound).
 """
 
 from __future__ import annotations
