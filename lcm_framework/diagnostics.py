@@ -50,7 +50,9 @@ class Check:
 
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
-        check_config, check_plugins, check_storage, check_summarizer, check_agents, check_daemon, check_outbox,
+        check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
+        check_agents, check_daemon,
+        check_outbox,
     ]
     results: list[Check] = []
     for fn in checks:
@@ -100,6 +102,62 @@ def check_storage(app: App, env: Mapping[str, str]) -> Check:
                  data={"backend": backend, "state": project_health.state})
 
 
+INTEGRITY_FIXES = {
+    "project": "move the damaged database aside (the path above) and run `lcm import`: the agents' transcripts "
+               "are the source of truth and are re-imported exactly",
+    "outbox": "move outbox.db aside; hooks create a new one, and `lcm import` picks up what undelivered events "
+              "had pointed to",
+    "quarantine": "delete the damaged quarantine file; the next `lcm import` records what it rejects again",
+}
+
+
+def integrity_report(app: App) -> list[dict[str, Any]]:
+    """``quick_check`` of every store: project databases (through the backend), the outbox, the quarantines."""
+    from .ingest.quarantine import quarantine_root
+    from .outbox import outbox_path
+    from .sqlite_files import quick_check
+
+    found: list[dict[str, Any]] = [
+        {"store": "project", "project_id": h.project, "state": h.state, "detail": h.detail}
+        for h in app.storage.check_integrity()]
+    home = app.config.home
+    local = [("outbox", outbox_path(home))] + [("quarantine", p) for p in sorted(quarantine_root(home).glob("*/*.db"))]
+    for store, path in local:
+        if path.is_file():
+            state, detail = quick_check(path, 2.0)
+            found.append({"store": store, "path": str(path), "state": state, "detail": f"{detail} ({path})"})
+    return found
+
+
+def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
+    report = integrity_report(app)
+    bad = [r for r in report if r["state"] != "ok"]
+    if not bad:
+        return [Check("integrity", OK, f"{len(report)} database(s) pass quick_check", data={"checked": len(report)})]
+    return [Check("integrity", FAIL if r["state"] == "corrupt" else WARN, f"{r['store']}: {r['detail']}",
+                  fix=INTEGRITY_FIXES[r["store"]], data=r) for r in bad]
+
+
+def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when this project holds data and the rules changed since its last ``lcm sensitive audit``."""
+    from .scrub import app_scrubber
+    from .scrub.audit_marks import last_audit
+
+    digest = app_scrubber(app.config, app.plugins).digest
+    with app.project() as project:
+        stats, project_id = project.stats(), project.project_id
+    data = {"rules_digest": digest}
+    if not stats.messages and not sum(stats.summaries_by_depth.values()):
+        return Check("sensitive_audit", OK, "nothing stored yet", data=data)
+    mark = last_audit(app.config.home, project_id)
+    if mark is not None and mark.digest == digest:
+        return Check("sensitive_audit", OK, f"stored data audited with the current rules ({mark.audited_at}, "
+                     f"{mark.findings} finding(s))", data={**data, "audited_at": mark.audited_at})
+    why = "no audit recorded" if mark is None else f"the rules changed since the audit of {mark.audited_at}"
+    return Check("sensitive_audit", WARN, f"an audit of stored data is due: {why}", fix="lcm sensitive audit",
+                 data=data)
+
+
 def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
     name = app.summarizer_name
     try:
@@ -124,7 +182,7 @@ def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
-    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, installed
+    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, codex_trust_problems, installed
 
     results = []
     for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
@@ -135,6 +193,8 @@ def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
         hooks, mcp = installed(agent, env)
         missing = sorted(set(events) - hooks)
         problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
+        if agent == "codex" and not missing:
+            problems += codex_trust_problems(env)  # Codex runs no untrusted (or changed) hook
         if problems:
             results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
                                  fix=f"lcm install {agent}"))
@@ -212,10 +272,17 @@ def status_snapshot(app: App) -> dict[str, Any]:
     except LcmError as exc:
         backend.update(ok=False, state="unavailable", detail=str(exc))
     outbox = backlog_report(app.config.home) or {"pending": 0, "failing": 0, "processed": 0}
+    try:
+        checked = integrity_report(app)
+        integrity: dict[str, Any] = {"ok": all(r["state"] == "ok" for r in checked), "checked": len(checked),
+                                     "damaged": [r for r in checked if r["state"] != "ok"]}
+    except LcmError as exc:
+        integrity = {"ok": False, "error": str(exc)}
     return {
         "daemon": {"running": daemon.healthy, "pid": daemon.pid, "port": port},
         "backend": backend,
         "projects": projects,
         "current_project": str(app.config.project_root),
         "outbox": outbox,
+        "integrity": integrity,
     }

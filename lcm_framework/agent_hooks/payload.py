@@ -8,8 +8,9 @@ from typing import Any
 
 MAX_STDIN_BYTES = 1024 * 1024
 AGENTS = ("claude", "codex")
-# Event-specific fields kept besides the common ones (all short identifiers, never content).
-EXTRA_FIELDS = ("source", "trigger", "reason", "turn_id", "model", "agent_id", "agent_type", "stop_hook_active")
+# Event-specific fields kept besides the common ones (short identifiers and paths, never content).
+EXTRA_FIELDS = ("source", "trigger", "reason", "turn_id", "model", "agent_id", "agent_type", "stop_hook_active",
+                "agent_transcript_path")
 
 
 class PayloadError(ValueError):

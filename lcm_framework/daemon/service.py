@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -135,11 +135,11 @@ class DaemonService:
     # --- operations ---------------------------------------------------------
 
     async def ingest(self, project: Path, path: Path, *, session_id: str | None, format_id: str | None,
-                     compact_mode: str | None, wait: bool) -> dict[str, Any]:
+                     compact_mode: str | None, wait: bool, extra: Sequence[Path] = ()) -> dict[str, Any]:
         app = self.app_for(project)
         key = session_id or str(path)
         async with self.lock(project, key):
-            report = await self.run(operations.ingest, app, path, format_id=format_id)
+            report = await self.run(operations.ingest, app, path, format_id=format_id, extra=extra)
         result: dict[str, Any] = {"ingest": report, "compaction": None}
         if compact_mode and session_id:
             if wait:
@@ -183,13 +183,15 @@ class DaemonService:
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
         if path is not None:
             if await self.run(path.exists):
+                agent = hook_transcript(payload, "agent_transcript_path")
+                extra = [agent] if agent is not None and await self.run(agent.exists) else []
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
-                                                compact_mode=compact_mode, wait=wait))
+                                                compact_mode=compact_mode, wait=wait, extra=extra))
             elif action != "restore":
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
             result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
-                                                limit=12)
+                                                limit=12, source=_text(payload.get("source")))
         return result
 
     # --- the outbox consumer -----------------------------------------------
@@ -299,14 +301,16 @@ def hook_project(payload: Mapping[str, Any]) -> Path:
     return find_project_root(Path(cwd))
 
 
-def hook_transcript(payload: Mapping[str, Any]) -> Path | None:
-    """The transcript path of a hook event (must be absolute), or ``None`` when it names none."""
-    given = _text(payload.get("transcript_path"))
+def hook_transcript(payload: Mapping[str, Any], field: str = "transcript_path") -> Path | None:
+    """The transcript path of a hook event (must be absolute), or ``None`` when it names none.
+
+    ``agent_transcript_path`` is the sub-agent's own transcript a SubagentStop event names."""
+    given = _text(payload.get(field))
     if given is None:
         return None
     path = Path(given)
     if not path.is_absolute():
-        raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
+        raise DataValidationError(f"{field} must be absolute", backend="daemon", domain="hooks")
     return path
 
 

@@ -5,7 +5,7 @@ roots; ``ingest_file`` imports what is new in one file (the agent hooks call
 it on every turn). Both are idempotent and resumable; see ``docs/import.md``.
 """
 
-from .api import import_sources, ingest_file, providers
+from .api import import_sources, ingest_file, providers, session_files
 from .errors import (
     CheckpointConflictError,
     IngestError,
@@ -37,4 +37,5 @@ __all__ = [
     "ingest_file",
     "providers",
     "quarantine_path",
+    "session_files",
 ]

@@ -109,6 +109,19 @@ def ingest_file(app: App, path: Path, *, format_id: str | None = None, project: 
         ctx.close()
 
 
+def session_files(app: App, path: Path, extra: Sequence[Path] = ()) -> list[Path]:
+    """``path``, then the sub-agent files that belong to it (what each format with sub-agent files lists for it),
+    then ``extra`` (such as the file a SubagentStop hook names), each once."""
+    from ..transcripts.contracts import SubagentFormat
+
+    found = [Path(path)]
+    for fmt in app.plugins.formats().values():
+        if isinstance(fmt, SubagentFormat):
+            found.extend(fmt.companions(Path(path)))
+    found.extend(Path(p) for p in extra)
+    return list(dict.fromkeys(found))
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size

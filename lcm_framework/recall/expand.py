@@ -1,7 +1,9 @@
 """``expand``: descend from a summary to its sources, level by level, under a token cap.
 
 A condensed summary expands to the summaries it condensed, a leaf (with
-``include_messages``) to its source messages verbatim. Nodes are accumulated
+``include_messages``) to its source messages verbatim. A message that started
+sub-agent runs (its tool call, or that call's result) expands to the runs'
+messages. Nodes are accumulated
 breadth first (root at level 0); a node that would pass the cap is never cut:
 expansion stops before it and is marked ``truncated``.
 """
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..compaction.ids import message_ref
 from ..storage.models import SummaryKind
 from .refs import Ref, RefKind
+from .subagents import runs_started_by
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
@@ -56,7 +59,11 @@ def expand(
         found = storage.conversations.get_messages([ref.message_id])
         if not found:
             return None
-        _add_messages(result, found, 0, None)
+        if _add_messages(result, found, 0, None) and depth >= 1:
+            for link in runs_started_by(storage, found[0]):
+                if not _add_messages(result, storage.conversations.list_messages(link.child_conversation_id), 1,
+                                     ref.text):
+                    break
         return result
     if ref.kind is not RefKind.SUMMARY or storage.summaries.get_summary(ref.text) is None:
         return None

@@ -49,6 +49,7 @@ from .models import (
     SearchHit,
     SearchQuery,
     SessionIngestRecord,
+    SubagentLink,
     Summary,
 )
 
@@ -122,6 +123,18 @@ class ConversationRepository(Protocol):
 
         Remaining context ordinals are renumbered 0..n-1; unknown ids are in neither result list.
         """
+        ...
+    def link_subagent(self, link: SubagentLink) -> SubagentLink:
+        """Record (or complete) the link of a sub-agent run's conversation; returns the stored link.
+
+        A new link is stored as given. An existing one keeps every field it has and gains the fields it
+        lacks (``None``) from ``link``, so repeated and concurrent calls converge. A missing child or
+        parent conversation or parent message is a NotFoundError.
+        """
+        ...
+    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None: ...
+    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
+        """Links of the project (or those started by one session), by child conversation id."""
         ...
 
 
@@ -207,7 +220,8 @@ class LexicalSearchRepository(Protocol):
 
         FULL_TEXT: every whitespace-separated word must match (case-insensitive); user text is never
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
-        ``conversation_id`` does not filter the MEMORY target. Ties: newest first, then id ascending.
+        ``conversation_id`` and ``include_subagents`` do not filter the MEMORY target.
+        Ties: newest first, then id ascending.
         RANKED: like FULL_TEXT (stop words dropped, stemmed) but any phrase may match; the score is the number
         of query phrases matched, plus 0.5 when the query's words appear as one phrase, plus a relevance
         fraction below 0.4 (so its integer part counts the phrases matched on every backend).
@@ -271,7 +285,9 @@ class NativeTranscriptRepository(Protocol):
         When the stored checkpoint already equals the target (ignoring revision)
         nothing is rewritten, and a stale ``expected`` is then accepted only if
         every record already exists identically (a committed retry: read-only).
-        Identity for skipping excludes ``observed_at`` and ``scrubber_version``.
+        Identity for skipping excludes ``observed_at`` and ``scrubber_version``; a stored record
+        without a message link that matches otherwise also counts as skipped and stays unlinked
+        (records stored before their format mapped them to a message; native records never change).
         """
         ...
     def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...
@@ -329,6 +345,13 @@ class StorageBackendFactory(Protocol):
         ...
     def list_projects(self) -> list[ProjectRef]: ...
     def health(self) -> Health: ...
+    def check_integrity(self) -> list[Health]:
+        """A deep read-only check of every project the backend holds, including any that no longer opens.
+
+        One ``Health`` per project (domain ``integrity``), ``state`` ``ok``, ``corrupt`` (damaged: move it
+        aside and re-import) or ``unavailable`` (could not be checked now); ``detail`` says where.
+        """
+        ...
     def close(self) -> None:
         """Idempotent; closes every project scope still open."""
         ...

@@ -41,6 +41,26 @@ class Conversation:
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentLink:
+    """A sub-agent run's conversation (``child_conversation_id``) and where it came from.
+
+    ``parent_session_id`` is the session that started it; ``agent_id`` the agent's own id when its
+    transcript states one; ``prompt_sha256`` the SHA-256 of its first user message (how a run without
+    an id is matched to the call that started it). ``parent_conversation_id``, ``parent_message_id`` and
+    ``tool_call_id`` name the tool call that started it once that is known (``None`` until then).
+    """
+
+    child_conversation_id: int
+    parent_session_id: str
+    agent_id: str | None = None
+    agent_type: str | None = None
+    prompt_sha256: str | None = None
+    parent_conversation_id: int | None = None
+    parent_message_id: int | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MessagePart:
     part_id: str
     message_id: int
@@ -210,6 +230,8 @@ class SearchQuery:
     conversation_id: int | None = None
     since: datetime | None = None
     limit: int | None = 50
+    include_subagents: bool = True
+    """``False``: leave out conversations of sub-agent runs (those with a ``SubagentLink``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,3 +348,5 @@ class ProjectStats:
     large_files: int = 0
     redactions: Mapping[str, int] = field(default_factory=dict)
     storage_bytes: int | None = None
+    subagent_conversations: int = 0
+    """How many of ``conversations`` are sub-agent runs."""

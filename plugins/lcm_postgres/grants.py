@@ -41,6 +41,7 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "leases": ("SELECT", "INSERT", "UPDATE"),
     "native_transcripts": ("SELECT", "INSERT"),
     "ingest_checkpoints": ("SELECT", "INSERT", "UPDATE"),
+    "subagent_links": ("SELECT", "INSERT", "UPDATE"),
 }
 
 

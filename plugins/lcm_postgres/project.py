@@ -161,12 +161,13 @@ class PostgresProjectStorage(PgRepositories):
                 "(SELECT count(*) FROM messages WHERE project_id = %(p)s), "
                 "(SELECT coalesce(sum(token_count), 0) FROM messages WHERE project_id = %(p)s), "
                 "(SELECT count(*) FROM large_files WHERE project_id = %(p)s), "
+                "(SELECT count(*) FROM subagent_links WHERE project_id = %(p)s), "
                 "(SELECT coalesce(sum(coalesce(m.token_count, s.token_count, 0)), 0) FROM context_items ci "
                 " LEFT JOIN messages m ON m.message_id = ci.message_id LEFT JOIN summaries s "
                 " ON s.project_id = ci.project_id AND s.summary_id = ci.summary_id WHERE ci.project_id = %(p)s)",
                 {"p": p},
             )
-            conversations, messages, tokens, files, context_tokens = cur.fetchone()
+            conversations, messages, tokens, files, subagents, context_tokens = cur.fetchone()
             cur.execute("SELECT depth, count(*) FROM summaries WHERE project_id = %s GROUP BY depth ORDER BY depth",
                         (p,))
             by_depth = {int(d): int(n) for d, n in cur.fetchall()}
@@ -174,7 +175,8 @@ class PostgresProjectStorage(PgRepositories):
             redactions = {c: int(n) for c, n in cur.fetchall()}
         return ProjectStats(conversations=int(conversations), messages=int(messages),
                             summaries_by_depth=by_depth, message_tokens=int(tokens),
-                            context_tokens=int(context_tokens), large_files=int(files), redactions=redactions)
+                            context_tokens=int(context_tokens), large_files=int(files), redactions=redactions,
+                            subagent_conversations=int(subagents))
 
     def close(self) -> None:
         if not self._closed:

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from lcm_framework.app import App
 
 _ALL = {"type": "boolean", "default": False, "description": "Search every project under $LCM_HOME."}
+_SUBAGENTS = {"type": "boolean", "default": True,
+              "description": "Also search the conversations of sub-agent runs (Task/Agent calls); false leaves "
+                             "them out. Their hits name the parent session and tool call."}
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -62,12 +65,14 @@ CAPABILITIES = (
             session=_text("Only this session id (or unique prefix)."),
             since=_text("Only items at or after this ISO date/time."),
             limit=_integer("Maximum hits per kind.", 1, 200, 20),
+            include_subagents=_SUBAGENTS,
         ),
     ),
     _capability(
         "lcm_search",
         "Ranked full-text search over stored messages and summaries, best matches first.",
-        _parameters("query", query=_text("Words to look for."), limit=_integer("Maximum results.", 1, 200, 10)),
+        _parameters("query", query=_text("Words to look for."), limit=_integer("Maximum results.", 1, 200, 10),
+                    include_subagents=_SUBAGENTS),
     ),
     _capability(
         "lcm_describe",
@@ -82,7 +87,8 @@ CAPABILITIES = (
     _capability(
         "lcm_expand",
         "Expand a summary id to the summaries it condensed, level by level; with include_messages a leaf "
-        "summary expands to its original messages verbatim. Stops before passing token_cap.",
+        "summary expands to its original messages verbatim. A message that started a sub-agent run (a "
+        "Task/Agent call or its result) expands to the run's messages. Stops before passing token_cap.",
         _parameters(
             "id",
             id=_text("A summary id (sum_<hex>) or msg_<number>."),

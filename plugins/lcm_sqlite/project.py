@@ -84,7 +84,8 @@ class SqliteProjectStorage(SqliteRepositories):
         with self._scope.db.op("stats") as conn:
             one = conn.execute(
                 "SELECT (SELECT count(*) FROM conversations), (SELECT count(*) FROM messages), "
-                "(SELECT coalesce(sum(token_count), 0) FROM messages), (SELECT count(*) FROM large_files)"
+                "(SELECT coalesce(sum(token_count), 0) FROM messages), (SELECT count(*) FROM large_files), "
+                "(SELECT count(*) FROM subagent_links)"
             ).fetchone()
             by_depth = dict(conn.execute("SELECT depth, count(*) FROM summaries GROUP BY depth ORDER BY depth"))
             context_tokens = conn.execute(
@@ -94,7 +95,7 @@ class SqliteProjectStorage(SqliteRepositories):
             redactions = dict(conn.execute("SELECT category, count FROM redaction_counts ORDER BY category"))
         return ProjectStats(conversations=one[0], messages=one[1], summaries_by_depth=by_depth,
                             message_tokens=one[2], context_tokens=context_tokens, large_files=one[3],
-                            redactions=redactions, storage_bytes=self._size())
+                            redactions=redactions, storage_bytes=self._size(), subagent_conversations=one[4])
 
     def _size(self) -> int:
         total = 0

@@ -109,6 +109,8 @@ class SqliteLexicalSearch(Repository):
         if query.since is not None:
             sql += " AND t.created_at >= ?"
             args.append(to_us(query.since))
+        if not query.include_subagents and target is not SearchTarget.MEMORY:
+            sql += " AND t.conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links)"
         capped = (mode is not SearchMode.SUBSTRING and mode is not SearchMode.REGEX and fts_tier
                   and query.conversation_id is None and query.since is None)
         with self._op() as conn:

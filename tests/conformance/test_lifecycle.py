@@ -115,6 +115,22 @@ def test_list_projects_returns_opened_refs(factory: StorageBackendFactory) -> No
         assert ref in listed
 
 
+def test_integrity_check_reports_each_project_ok(factory: StorageBackendFactory) -> None:
+    refs = [make_ref("ic-a"), make_ref("ic-b")]
+    for ref in refs:
+        storage = factory.open_project(ref)
+        conv = storage.conversations.create_conversation("s")
+        storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "hello", 1)])
+        storage.close()
+    checked = {h.project: h for h in factory.check_integrity()}
+    for ref in refs:
+        assert checked[ref.project_id].ok and checked[ref.project_id].state == "ok"
+        assert checked[ref.project_id].domain == "integrity" and checked[ref.project_id].backend == factory.name
+    factory.close()
+    with pytest.raises(StorageClosedError):
+        factory.check_integrity()
+
+
 def test_health_names_backend_and_project(factory: StorageBackendFactory, project: ProjectStorage,
                                           tmp_path: Path) -> None:
     health = project.health()

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from lcm_sqlite import fts
+from lcm_sqlite import fts, schema
 
 from lcm_framework.errors import ConfigError
 from lcm_framework.storage.contracts import FullTextTier
@@ -165,7 +165,7 @@ def test_a_version_1_database_is_reindexed_with_stemming(make_factory: MakeFacto
         raw.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', "
                     "content_rowid='message_id', tokenize='unicode61')")
         raw.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
-        raw.execute("PRAGMA user_version = 1")
+        raw.execute(f"PRAGMA user_version = {schema.MIGRATIONS.index(schema.FTS_STEMMING)}")
     raw.close()
     storage = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
     try:

@@ -22,4 +22,5 @@ GRANT SELECT, INSERT, UPDATE ON "lcm".session_ingests TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".leases TO "lcm_runtime";
 GRANT SELECT, INSERT ON "lcm".native_transcripts TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".ingest_checkpoints TO "lcm_runtime";
+GRANT SELECT, INSERT, UPDATE ON "lcm".subagent_links TO "lcm_runtime";
 COMMIT;

@@ -90,6 +90,9 @@ class PgSearch(Repository):
             where.append("created_at >= %(since)s")
         if query.conversation_id is not None:
             where.append(f"{source.conversation_expr} = %(conversation)s")
+        if not query.include_subagents and target is not SearchTarget.MEMORY:
+            where.append("conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links "
+                         "WHERE project_id = %(project)s)")
         score = "1.0::float8"
         needle: str | None = query.text.split()[0]
         if mode in (SearchMode.FULL_TEXT, SearchMode.RANKED):
