@@ -204,6 +204,15 @@ class RecallStats:
     last_surfaced_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class Surfacing:
+    """One time a recall target was shown to the model, with the query that surfaced it."""
+
+    target_id: str
+    query: str | None
+    surfaced_at: datetime
+
+
 # --- search ------------------------------------------------------------------
 
 

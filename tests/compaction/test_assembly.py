@@ -132,17 +132,20 @@ def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
     assert context.messages == [] and context.token_estimate == 0
 
 
-def test_session_start_restore_is_the_assembled_context_without_a_protected_tail(tmp_path: Path) -> None:
-    from lcm_framework.daemon.operations import RECALL_POINTER, restore
+def test_restore_after_an_agent_compaction_shows_what_the_assembler_selects(tmp_path: Path) -> None:
+    from lcm_framework.assembly import select_pieces
+    from lcm_framework.daemon.restore import restore
 
     _app, cm, storage, cid, stored = _compacted(tmp_path)
     try:
-        budget = storage.context.token_total(cid) // 2
-        restored = restore(storage, "s1", max_tokens=budget, limit=12)
-        expected = assemble(storage, cid, budget=budget, fresh_tail_count=0)
-        assert restored["context"].startswith("# Restored context (LCM)\n" + RECALL_POINTER)
-        assert restored["context"].endswith(expected.as_text()) and restored["tokens"] <= budget
-        assert [s["summary_id"] for s in restored["summaries"]] == expected.summary_ids
-        assert stored[-1].content in restored["context"]  # the newest turns, as detailed as the budget allows
+        budget = storage.context.token_total(cid) * 2  # more than the compacted list: older detail comes back
+        restored = restore(storage, "s1", max_tokens=budget, limit=12, source="compact")
+        chosen = select_pieces(storage, cid, budget=budget, fresh_tail_count=0)
+        assert [s["summary_id"] for s in restored["summaries"]] == [p.summary_id for p in chosen.pieces
+                                                                   if p.summary_id]
+        assert restored["messages"] == [p.message_id for p in chosen.pieces if p.message_id is not None]
+        raw_in_list = [i.message_id for i in storage.context.list_items(cid) if i.message_id is not None]
+        assert len(restored["messages"]) > len(raw_in_list) and restored["tokens"] <= budget
+        assert stored[-1].content in restored["context"]
     finally:
         cm.__exit__(None, None, None)
