@@ -241,7 +241,11 @@ class LexicalSearchRepository(Protocol):
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
         ``conversation_id`` and ``include_subagents`` do not filter the MEMORY target.
         Ties: newest first, then id ascending.
-        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT query without filters.
+        RANKED: like FULL_TEXT (stop words dropped, stemmed) but any phrase may match; the score is the number
+        of query phrases matched, plus 0.5 when the query's words appear as one phrase, plus a relevance
+        fraction below 0.4 (so its integer part counts the phrases matched on every backend).
+        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT or RANKED query without
+        filters.
         """
         ...
 
