@@ -216,13 +216,12 @@ def main(argv: Sequence[str]) -> int:
         from pathlib import Path
 
         from .app import App
-        from .cli.main import _overrides
-        from .config import load_config
+        from .config import load_config, parse_overrides
         from .plugins import build_plugins
 
         plugins = build_plugins()
         config = load_config(project=Path(args.project) if args.project else None,
-                             overrides=_overrides(args.overrides))
+                             overrides=parse_overrides(args.overrides))
         return App(config, plugins)
 
     serve(load)

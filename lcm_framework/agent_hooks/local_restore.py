@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def restored_context(project: Path, session_id: str | None, env: Mapping[str, str] | None = None) -> str:
+def restored_context(project: Path, session_id: str | None, env: Mapping[str, str] | None = None,
+                     source: str | None = None) -> str:
     from ..config import load_config
     from ..daemon.operations import restore
     from ..paths import project_id_for
@@ -23,7 +24,7 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     try:
         storage = factory.open_project(ProjectRef(project_id_for(project), str(project)))
         try:
-            return str(restore(storage, session_id, max_tokens=4000, limit=12)["context"])
+            return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source)["context"])
         finally:
             storage.close()
     finally:

@@ -183,7 +183,8 @@ def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: 
     try:
         from .local_restore import restored_context
 
-        text = restored_context(settings.project, hook.session_id, env)
+        source = hook.extra.get("source")
+        text = restored_context(settings.project, hook.session_id, env, source if isinstance(source, str) else None)
     except Exception as exc:  # storage down too: the agent starts without restored context
         _warn(err, f"SessionStart: no restored context ({type(exc).__name__}: {exc})")
         return

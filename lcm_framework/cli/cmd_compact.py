@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_json, positive
+from .recall_common import add_all_projects, add_json, positive
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,29 +21,41 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--budget", type=positive, metavar="TOKENS",
         help="compact until each context is under TOKENS (at most compaction.max_rounds sweeps)",
     )
+    add_all_projects(parser)
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..compaction import CompactionEngine, Mode
-    from ..recall import resolve_session
+    from ..recall import SessionNotFoundError, project_scopes, resolve_session
 
     engine = CompactionEngine(app)
     notice = None if args.dry_run else getattr(engine.summarizer, "notice", None)
     if notice:
         print(notice, file=sys.stderr)
     mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
-    reports = []
-    with app.project() as storage:
-        if args.session:
-            conversations = resolve_session(storage, args.session)
-        else:
-            conversations = storage.conversations.list_conversations()
-        for conversation in conversations:
-            reports.append(engine.compact(storage, conversation.conversation_id, mode, budget=args.budget,
-                                          dry_run=args.dry_run))
+    by_project: list[tuple[str, list[Any]]] = []
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:
+            try:
+                conversations = (resolve_session(storage, args.session) if args.session
+                                 else storage.conversations.list_conversations())
+            except SessionNotFoundError:
+                if not args.all_projects:
+                    raise
+                continue
+            by_project.append((storage.project_id, [
+                engine.compact(storage, c.conversation_id, mode, budget=args.budget, dry_run=args.dry_run)
+                for c in conversations]))
+    if args.session and not by_project:
+        raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
+    reports = [r for _, rs in by_project for r in rs]
     if args.json:
-        print_json({"dry_run": args.dry_run, "conversations": reports})
+        if args.all_projects:
+            print_json({"dry_run": args.dry_run, "projects": [
+                {"project_id": pid, "conversations": rs} for pid, rs in by_project]})
+        else:
+            print_json({"dry_run": args.dry_run, "conversations": reports})
         return 0
     verb = "would create" if args.dry_run else "created"
     for report in reports:
@@ -61,7 +74,8 @@ def run(args: argparse.Namespace, app: App) -> int:
                 status += f"; {fallbacks} fell back to truncation"
         print(f"{report.session_id} (conversation {report.conversation_id}): {status}")
     total = sum(r.summaries_created for r in reports)
-    print(f"{len(reports)} conversation(s), {total} summaries {verb}")
+    projects = f" in {len(by_project)} project(s)" if args.all_projects else ""
+    print(f"{len(reports)} conversation(s){projects}, {total} summaries {verb}")
     return 0
 
 

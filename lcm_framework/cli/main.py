@@ -86,16 +86,6 @@ def selected_command(argv: Sequence[str], commands: Mapping[str, CommandSpec]) -
     return None
 
 
-def _overrides(pairs: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise LcmError(f"--set expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw[:1] == ["hook"] and not {"-h", "--help"} & set(raw):
@@ -125,11 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from ..app import App
-    from ..config import load_config
+    from ..config import load_config, parse_overrides
 
     app: App | None = None
     try:
-        config = load_config(project=args.project, overrides=_overrides(args.overrides))
+        config = load_config(project=args.project, overrides=parse_overrides(args.overrides))
         app = App(config, plugins)
         return int(spec.run(args, app) or 0)
     except LcmError as exc:

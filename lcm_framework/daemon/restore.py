@@ -1,17 +1,23 @@
 """The context SessionStart hands back: what a new, resumed or compacted session receives.
 
-* A session LCM has summaries for (resumed after compaction, or compacted by
-  the agent) gets its own in-context summaries, newest first within the budget.
-* Any other session (new, or resumed with nothing compacted) gets the
-  project's most recent other conversation as it stands in LCM's context: its
-  in-context summaries and the raw messages after them (the fresh tail, never
-  compacted yet), taken newest first until the budget is spent, so a short
-  session that was never compacted is still carried over. A message too large
-  for what is left is replaced by a one-line reference to it (``lcm_describe``).
+The hook's ``source`` (Claude Code and Codex both send it) decides:
 
-Everything is rendered under ``LCM_CONTEXT_HEADER``, which the transcript
-formats recognise, so an agent writing this text into its transcript never
-makes LCM import its own context again.
+* ``startup`` / ``clear`` (a new session): the project's most recent other
+  conversation as it stands in LCM's context: its in-context summaries and the
+  raw messages after them (the fresh tail, never compacted yet), so a short
+  session that was never compacted is still carried over.
+* ``compact`` (the agent just compacted this session): the session's own
+  context, summaries and raw tail: what the agent's summary replaced.
+* ``resume``: the session's own in-context summaries only (the agent reloads
+  the raw transcript itself); nothing when LCM has none.
+* no source (the ``/restore`` route): the session's own summaries when it has
+  some, else as for a new session.
+
+Items are taken newest first until the budget is spent (at most ``limit``
+summaries); a message too large for what is left becomes a one-line reference
+to it (``lcm_describe``). Everything is rendered under ``LCM_CONTEXT_HEADER``,
+which the transcript formats recognise, so an agent writing this text into its
+transcript never makes LCM import its own context again.
 """
 
 from __future__ import annotations
@@ -32,20 +38,24 @@ RECALL_POINTER = (
 REFERENCE_TOKENS = 24  # what the one-line reference to an oversized message costs
 
 
-def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
-    """The restored context of ``session_id`` (``limit``: at most this many summaries)."""
+def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int,
+            source: str | None = None) -> dict[str, Any]:
+    """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``."""
     own = _conversation(storage, session_id) if session_id else None
     items: list[ContextItem] = []
-    source = None
-    if own is not None:
+    origin = None
+    if own is not None and source == "compact":
+        items = storage.context.list_items(own)
+    elif own is not None:
         items = [i for i in storage.context.list_items(own) if i.kind is ContextItemKind.SUMMARY]
-        source = session_id if items else None
-    if not items:
+    if items:
+        origin = session_id
+    elif source not in ("resume", "compact"):
         for conversation in reversed(storage.conversations.list_conversations()):
             if conversation.session_id != session_id:
                 items = storage.context.list_items(conversation.conversation_id)
                 if items:
-                    source = conversation.session_id
+                    origin = conversation.session_id
                     break
     summaries = {s.summary_id: s for s in storage.summaries.get_summaries(
         [i.summary_id for i in items if i.summary_id])}
@@ -73,10 +83,10 @@ def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int,
     chosen.reverse()
     return {
         "session_id": session_id,
-        "from_session": source if chosen else None,
+        "from_session": origin if chosen else None,
         "summaries": [_summary_head(s) for s in chosen if isinstance(s, Summary)],
         "messages": [m.message_id for m in chosen if isinstance(m, Message)],
-        "context": render(chosen, source if source != session_id else None),
+        "context": render(chosen, origin if origin != session_id else None),
         "tokens": used,
     }
 

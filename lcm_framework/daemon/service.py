@@ -191,7 +191,7 @@ class DaemonService:
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
             result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
-                                                limit=12)
+                                                limit=12, source=_text(payload.get("source")))
         return result
 
     # --- the outbox consumer -----------------------------------------------

@@ -161,6 +161,12 @@ class ImportReport:
             "quarantined": self.quarantined,
             "redactions": self.redactions,
             "errors": [{"path": path, "code": e.code, "message": e.message} for path, e in self.errors],
+            "file_list": [
+                {"path": f.path, "status": f.status, "format": f.format_id, "session_id": f.session_id,
+                 "records": f.records, "stored": f.stored, "skipped": f.skipped, "messages": f.messages,
+                 "quarantined": sum(f.quarantined.values()), "error": f.error.code if f.error else None}
+                for f in self.file_reports
+            ],
             "conversations": [
                 {
                     "project_root": c.project_root,

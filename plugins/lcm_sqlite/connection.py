@@ -21,6 +21,8 @@ from typing import TypeVar
 from lcm_framework.errors import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
 from lcm_framework.sqlite_files import UnsafeDatabaseFile, open_private
 
+from .codec import Codec
+from .compact_layout import StringTable
 from .errors import BACKEND, closed, translate
 
 T = TypeVar("T")
@@ -93,6 +95,8 @@ class Database:
         self._lock = threading.RLock()
         self._tx_thread: int | None = None
         self._depth = 0
+        self.codec = Codec()
+        self.strings = StringTable()
 
     @property
     def closed(self) -> bool:
@@ -121,6 +125,7 @@ class Database:
                 try:
                     yield conn
                 except BaseException:
+                    self.forget_cached()
                     if nested:
                         conn.execute(f"ROLLBACK TO {name}")
                         conn.execute(f"RELEASE {name}")
@@ -154,7 +159,13 @@ class Database:
         finally:
             conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
 
+    def forget_cached(self) -> None:
+        """Drop what was cached from the database: a rolled-back write may have added to it."""
+        self.codec = Codec()
+        self.strings = StringTable()
+
     def _abort_quietly(self, conn: sqlite3.Connection, nested: bool) -> None:
+        self.forget_cached()
         if not nested and conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")
@@ -178,6 +189,7 @@ class Database:
                 conn.execute("COMMIT")
                 return result
             except BaseException as exc:
+                self.forget_cached()
                 live = self._conn
                 if live is not None and live.in_transaction:
                     try:

@@ -31,7 +31,7 @@ from .scope import Repository, chunks, insert_rows, marks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
 _MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM messages"
-_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata"
+_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec"
 _LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
 _LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
@@ -168,14 +168,15 @@ class SqliteConversations(Repository):
                      for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)])
         ids = self._ids_by_seq(conn, conversation_id, seqs)
         default_at = from_us(default_created)
-        parts = [
-            (ids[seq], ordinal, PartKind(p.kind).value, p.text, p.tool_call_id, p.tool_name, int(bool(p.is_error)),
-             p.raw_json, p.metadata)
-            for seq, message in zip(seqs, messages, strict=True)
-            for ordinal, p in enumerate(message.parts)
-        ]
+        encode = self._scope.db.codec.encode_many
+        parts = []
+        for seq, message in zip(seqs, messages, strict=True):
+            for ordinal, p in enumerate(message.parts):
+                codec, (text, raw) = encode(conn, (p.text, p.raw_json))
+                parts.append((ids[seq], ordinal, PartKind(p.kind).value, text, p.tool_call_id, p.tool_name,
+                              int(bool(p.is_error)), raw, p.metadata, codec))
         if parts:
-            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              parts)
         return [
             Message(ids[seq], conversation_id, seq, Role(role), content, tokens,
@@ -238,10 +239,11 @@ class SqliteConversations(Repository):
             for group in chunks(ids):
                 rows = conn.execute(f"SELECT {_PART_COLUMNS} FROM message_parts WHERE message_id IN "
                                     f"({marks(group)}) ORDER BY message_id, ordinal", group).fetchall()
+                decode = self._scope.db.codec.decode
                 for r in rows:
                     out.setdefault(r[0], []).append(
-                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), r[3], r[4], r[5], bool(r[6]),
-                                    r[7], r[8]))
+                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), decode(conn, r[9], r[3]), r[4],
+                                    r[5], bool(r[6]), decode(conn, r[9], r[7]), r[8]))
         return out
 
     def message_count(self, conversation_id: int) -> int:

@@ -8,13 +8,13 @@ second waits (busy timeout), then finds everything applied.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.contracts import FullTextTier
 from lcm_framework.storage.models import ProjectRef
 
-from . import fts
+from . import compact_layout, fts
 from .errors import BACKEND
 
 V1 = """
@@ -187,7 +187,7 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
-V2 = """
+V3 = """
 CREATE TABLE subagent_links (
   child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
   parent_session_id TEXT NOT NULL,
@@ -203,7 +203,7 @@ CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_co
 """Sub-agent runs: each child conversation's parent session and the tool call that started it."""
 
 # Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str, ...] = (V1, V2)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate, V3)
 LATEST = len(MIGRATIONS)
 
 
@@ -238,8 +238,11 @@ def prepare(conn: sqlite3.Connection, project: ProjectRef, tier: FullTextTier) -
         if version > LATEST:
             raise StorageUnavailableError("the database was written by a newer LCM", backend=BACKEND,
                                           domain="schema", project=project.project_id, code="schema_too_new")
-        for script in MIGRATIONS[version:]:
-            for statement in statements(script):
+        for step in MIGRATIONS[version:]:
+            if callable(step):
+                step(conn)
+                continue
+            for statement in statements(step):
                 conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {LATEST}")
         conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('project_id', ?), ('root', ?)",

@@ -54,3 +54,22 @@ def test_a_compacted_session_gets_its_own_summaries_then_others_get_summaries_an
         assert other["from_session"] == "long" and other["summaries"]
         assert other["tokens"] <= 4000 and "previous session long" in other["context"]
     app.close()
+
+
+def test_the_hook_source_decides_what_a_session_receives(tmp_path: Path) -> None:
+    app = make_app(project_dir(tmp_path))
+    with app.project() as storage:
+        ingest(storage, "earlier", texts(6, words=10))
+        cid, stored = ingest(storage, "current", texts(60))
+        # resumed with nothing compacted: the agent reloads its transcript, LCM adds nothing
+        assert restore(storage, "current", max_tokens=4000, limit=12, source="resume")["context"] == ""
+        # a new session started now gets the most recent other conversation
+        assert restore(storage, "fresh", max_tokens=4000, limit=12, source="startup")["from_session"] == "current"
+        CompactionEngine(app).compact(storage, cid, Mode.FULL)
+        resumed = restore(storage, "current", max_tokens=4000, limit=12, source="resume")
+        assert resumed["summaries"] and resumed["messages"] == []
+        compacted = restore(storage, "current", max_tokens=4000, limit=12, source="compact")
+        assert compacted["summaries"] and compacted["messages"]  # what the agent's own summary replaced
+        assert compacted["messages"][-1] == stored[-1].message_id and compacted["from_session"] == "current"
+        assert "previous session" not in compacted["context"]
+    app.close()

@@ -57,6 +57,7 @@ class FakeModel:
     def __init__(self) -> None:
         self.requests: list[Logged] = []
         self.script: list[Step] = []
+        self.errors: list[str] = []
         self._lock = threading.Lock()
         self._calls = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -73,6 +74,7 @@ class FakeModel:
         with self._lock:
             self.script = list(steps)
             self.requests = []
+            self.errors = []
 
     def main_requests(self) -> list[Logged]:
         return [r for r in self.requests if _tool_names(r.body)]
@@ -130,13 +132,17 @@ class FakeModel:
                     return
                 step = model._next(body)
                 self._record(body, step)
-                if path.endswith("/messages"):
-                    self._sse(_anthropic_events(step or Text("ok"), body, model._call_id()),
-                              named=True)
-                elif path.endswith("/responses"):
-                    self._sse(_responses_events(step or Text("ok"), body, model._call_id()), named=True)
-                else:
+                events = _anthropic_events if path.endswith("/messages") else _responses_events
+                if not path.endswith(("/messages", "/responses")):
                     self._json({})
+                    return
+                try:
+                    stream = list(events(step or Text("ok"), body, model._call_id()))
+                except LookupError as exc:  # the script asked for a tool the agent did not offer
+                    with model._lock:
+                        model.errors.append(str(exc))
+                    stream = list(events(Text(f"fake model: {exc}"), body, model._call_id()))
+                self._sse(iter(stream), named=True)
 
             def _record(self, body: Any, step: Step | None) -> None:
                 with model._lock:

@@ -161,6 +161,31 @@ def test_all_projects_finds_and_expands_across_projects(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)
 
 
+def test_compact_verify_and_context_across_projects(tmp_path: Path) -> None:
+    roots = [project_dir(tmp_path, "one"), project_dir(tmp_path, "two")]
+    for n, root in enumerate(roots):
+        app = make_app(root)
+        with app.project() as storage:
+            ingest(storage, f"s{n}", texts(30, start=n * 100))
+        app.close()
+    code, out, err = lcm(roots[0], "compact", "--all-projects", "--json")
+    assert code == 0, err
+    projects = json.loads(out)["projects"]
+    assert len(projects) == 2 and all(p["conversations"][0]["action_taken"] for p in projects)
+    code, out, err = lcm(roots[0], "compact", "--all-projects")
+    assert code == 0 and "2 conversation(s) in 2 project(s)" in out, err
+    code, out, _ = lcm(roots[0], "verify", "--all-projects", "--json")
+    verified = json.loads(out)
+    assert code == 0 and verified["ok"] and len(verified["projects"]) == 2
+    assert lcm(roots[0], "context", "s1")[0] == 1  # the session is in the other project
+    code, out, err = lcm(roots[0], "context", "s1", "--all-projects", "--json")
+    assert code == 0 and json.loads(out)["session_id"] == "s1", err
+    code, _, err = lcm(roots[0], "context", "nobody", "--all-projects")
+    assert code == 1 and "in any project" in err
+    code, _, err = lcm(roots[0], "compact", "--session", "nobody", "--all-projects")
+    assert code == 1 and "in any project" in err
+
+
 def test_expand_stops_at_the_token_cap(compacted: Path) -> None:
     imported = compacted
     code, out, _ = lcm(imported, "grep", "8432", "--json")
