@@ -245,3 +245,71 @@ def test_the_real_session_finds_what_its_sub_agents_wrote(tmp_path: Path) -> Non
     (row,) = json.loads(stats.stdout)["projects"]
     assert row["subagent_conversations"] == 9 and row["conversations"] == 12, stats.stdout
     assert run_lcm("verify", cwd=root, env=env).returncode == 0
+
+
+def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None:
+    from lcm_recall import tools
+
+    current_layout(tmp_path / "claude", FINDINGS)
+    app = make_app(tmp_path / "here")
+    try:
+        import_sources(app, [project_dir(tmp_path / "claude")], project=app.config.project_root)
+        found = tools.lcm_grep(app, {"pattern": "lexer tables", "scope": "messages"})
+        hits = [h for p in found["projects"] for g in p["groups"] for h in g["hits"]]
+        assert hits and all(h["subagent"]["tool_call_id"] == "toolu_task_a1b2c3d" for h in hits)
+        assert tools.lcm_grep(app, {"pattern": "lexer tables", "include_subagents": False})["projects"] == []
+        ranked = tools.lcm_search(app, {"query": "checkout flow"})["results"]
+        assert ranked and ranked[0]["subagent"]["agent_id"] == "e4f5a6b"
+        assert tools.lcm_search(app, {"query": "checkout flow", "include_subagents": False})["results"] == []
+        with pytest.raises(tools.ToolArgumentError):
+            tools.lcm_grep(app, {"pattern": "x", "include_subagents": "no"})
+        with app.project() as st:
+            link = _links(st)[f"{SESSION}/agent-a1b2c3d"]
+        call = f"msg_{link.parent_message_id}"
+        described = tools.lcm_describe(app, {"id": call})["found"][0]
+        assert described["lineage"]["subagent_sessions"] == [f"{SESSION}/agent-a1b2c3d"]
+        expanded = tools.lcm_expand(app, {"id": call})["found"][0]
+        reached = [n for n in expanded["nodes"] if n["via"] == call]
+        assert len(reached) == 4 and reached[0]["content"] == "Survey part a1b2c3d of the repository"
+        inner = tools.lcm_describe(app, {"id": reached[1]["id"]})["found"][0]
+        assert inner["metadata"]["subagent_of"]["parent_message"] == call
+    finally:
+        app.close()
+
+
+def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
+    """The hook forwards SubagentStop's ``agent_transcript_path``; the daemon imports it after the session."""
+    import asyncio
+
+    from lcm_framework.agent_hooks.payload import parse
+    from lcm_framework.config import load_config
+    from lcm_framework.daemon.service import DaemonService
+    from lcm_framework.plugins import build_plugins
+
+    runs = {"a1b2c3d": "reading the lexer tables"}
+    session, files = current_layout(tmp_path / "claude", runs)
+    elsewhere = files["a1b2c3d"].rename(tmp_path / "agent-a1b2c3d.jsonl")  # not where companions are looked for
+    project = tmp_path / "here"
+    project.mkdir()
+    raw = json.dumps({"session_id": SESSION, "transcript_path": str(session), "cwd": str(project),
+                      "hook_event_name": "SubagentStop", "agent_id": "a1b2c3d",
+                      "agent_transcript_path": str(elsewhere)}).encode()
+    payload = parse(raw, event="SubagentStop", agent="claude").forward(project)
+    assert payload["agent_transcript_path"] == str(elsewhere)
+    service = DaemonService(load_config(project=project), build_plugins())
+
+    async def scenario() -> dict[str, Any]:
+        try:
+            return await service.hook("SubagentStop", payload, wait=True)
+        finally:
+            await service.close()
+
+    answer = asyncio.run(scenario())
+    assert [Path(r["path"]).name for r in answer["ingest"]["subagent_files"]] == ["agent-a1b2c3d.jsonl"]
+    app = make_app(project)
+    try:
+        with app.project() as st:
+            (link,) = st.conversations.list_subagent_links()
+            assert link.tool_call_id == "toolu_task_a1b2c3d"
+    finally:
+        app.close()
