@@ -85,12 +85,15 @@ def project_dir(root: Path) -> Path:
     return root / "projects" / CWD.replace("/", "-")
 
 
-def current_layout(root: Path, runs: dict[str, str], *, parent: bool = True,
-                   meta: bool = True) -> tuple[Path, dict[str, Path]]:
+def current_layout(root: Path, runs: dict[str, str], *, parent: bool = True, meta: bool = True,
+                   only_meta_names_the_call: bool = False) -> tuple[Path, dict[str, Path]]:
     """``<session>.jsonl`` plus ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``) per run
-    (``runs``: agent id -> the finding its run reports); the results name ``agentId``."""
+    (``runs``: agent id -> the finding its run reports); the results name ``agentId``, the meta files
+    ``toolUseId``. ``only_meta_names_the_call``: results without ``agentId``, calls with other prompts."""
     folder = project_dir(root)
     calls = [(f"toolu_task_{aid}", f"Survey part {aid} of the repository", aid) for aid in runs]
+    if only_meta_names_the_call:
+        calls = [(call, f"(reworded) {prompt}", None) for call, prompt, _aid in calls]
     session = folder / f"{SESSION}.jsonl"
     if parent:
         write_jsonl(session, parent_session(calls, tool="Agent"))
@@ -100,7 +103,9 @@ def current_layout(root: Path, runs: dict[str, str], *, parent: bool = True,
         write_jsonl(path, run_records(Chain(sidechain=True, agent_id=aid, start=100 * (n + 1)),
                                       f"Survey part {aid} of the repository", finding, n))
         if meta:
-            path.with_name(f"agent-{aid}.meta.json").write_text(json.dumps({"agentType": "Explore", "spawnDepth": 1}))
+            path.with_name(f"agent-{aid}.meta.json").write_text(json.dumps(
+                {"agentType": "Explore", "description": "look around", "toolUseId": f"toolu_task_{aid}",
+                 "spawnDepth": 1}))
         files[aid] = path
     return session, files
 

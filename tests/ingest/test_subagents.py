@@ -131,12 +131,30 @@ def test_a_parent_imported_after_its_run_completes_the_link(tmp_path: Path) -> N
     try:
         for path in files.values():
             assert ingest_file(app, path).ok
-        with app.project(CWD) as st:
-            assert {link.tool_call_id for link in st.conversations.list_subagent_links()} == {None}
+        with app.project(CWD) as st:  # the meta files name the calls; the parent's messages are not there yet
+            assert {link.parent_message_id for link in st.conversations.list_subagent_links()} == {None}
+            assert verify(st).ok
         assert ingest_file(app, session).ok
         with app.project(CWD) as st:
-            assert {link.tool_call_id for link in st.conversations.list_subagent_links()} == \
-                {f"toolu_task_{aid}" for aid in FINDINGS}
+            links = st.conversations.list_subagent_links()
+            assert {link.tool_call_id for link in links} == {f"toolu_task_{aid}" for aid in FINDINGS}
+            assert all(link.tool_call_id in _calls(st, link) for link in links)
+            assert verify(st).ok
+    finally:
+        app.close()
+
+
+@pytest.mark.parametrize("parent_first", [True, False])
+def test_the_meta_file_names_the_call(tmp_path: Path, parent_first: bool) -> None:
+    session, files = current_layout(tmp_path / "claude", FINDINGS, only_meta_names_the_call=True)
+    app = make_app(tmp_path / "here")
+    try:
+        order = [session, *files.values()] if parent_first else [*files.values(), session]
+        assert all(ingest_file(app, path).ok for path in order)
+        with app.project(CWD) as st:
+            for aid in FINDINGS:
+                link = _links(st)[f"{SESSION}/agent-{aid}"]
+                assert link.tool_call_id == f"toolu_task_{aid}" and link.tool_call_id in _calls(st, link)
             assert verify(st).ok
     finally:
         app.close()
