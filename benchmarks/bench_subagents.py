@@ -80,25 +80,32 @@ def _app(project: Path, home: Path) -> App:
     return App(load_config(project=project, env=env), build_plugins(env))
 
 
-def _import_seconds(tmp: Path, name: str, write: Any, runs: int, reps: int) -> tuple[float, int, int]:
-    times = []
-    messages = links = 0
+def _import_once(tmp: Path, name: str, write: Any, runs: int) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, messages, runs linked to their call) of one import into a fresh home."""
+    base = tmp / name
+    write(base / "claude", runs)
+    app = _app(base / "project", base / "home")
+    try:
+        started, cpu = time.perf_counter(), time.process_time()
+        report = import_sources(app, [project_dir(base / "claude")], project=app.config.project_root, workers=1)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        assert not report.errors, report.errors
+        with app.project() as st:
+            links = sum(1 for link in st.conversations.list_subagent_links() if link.parent_message_id)
+    finally:
+        app.close()
+        shutil.rmtree(base)
+    return wall, cpu, report.messages, links
+
+
+def _imports(tmp: Path, runs: int, reps: int) -> dict[str, tuple[float, float, int, int]]:
+    """Median wall and CPU seconds of each kind, the kinds interleaved so machine load hits both alike."""
+    samples: dict[str, list[tuple[float, float, int, int]]] = {"linked": [], "plain": []}
     for rep in range(reps):
-        base = tmp / f"{name}{rep}"
-        write(base / "claude", runs)
-        app = _app(base / "project", base / "home")
-        try:
-            started = time.perf_counter()
-            report = import_sources(app, [project_dir(base / "claude")], project=app.config.project_root, workers=1)
-            times.append(time.perf_counter() - started)
-            assert not report.errors, report.errors
-            messages = report.messages
-            with app.project() as st:
-                links = sum(1 for link in st.conversations.list_subagent_links() if link.tool_call_id)
-        finally:
-            app.close()
-            shutil.rmtree(base)
-    return statistics.median(times), messages, links
+        for kind, write in (("linked", write_linked), ("plain", write_plain))[:: 1 if rep % 2 == 0 else -1]:
+            samples[kind].append(_import_once(tmp, f"{kind}{rep}", write, runs))
+    return {kind: (statistics.median(s[0] for s in got), statistics.median(s[1] for s in got), got[0][2], got[0][3])
+            for kind, got in samples.items()}
 
 
 def _hook_ms(tmp: Path, runs: int, reps: int) -> tuple[float, float]:
@@ -124,16 +131,18 @@ def _hook_ms(tmp: Path, runs: int, reps: int) -> tuple[float, float]:
 
 
 def main(quick: bool) -> None:
-    runs, reps = (10, 1) if quick else (40, 3)
+    runs, reps = (10, 2) if quick else (40, 5)
     with tempfile.TemporaryDirectory(prefix="lcm-bench-subagents-") as name:
         tmp = Path(name)
-        _import_seconds(tmp, "warm-up", write_plain, 2, 1)  # imports, plugins and the scrubber, once
-        linked, messages, links = _import_seconds(tmp, "linked", write_linked, runs, reps)
-        plain, plain_messages, _ = _import_seconds(tmp, "plain", write_plain, runs, reps)
-        print(f"import, {runs} runs of {2 * TURNS + 2} messages + their session ({messages} messages):")
-        print(f"  baseline, the same records as plain sessions ({plain_messages} messages): {plain:.3f} s")
-        print(f"  as linked sub-agent runs ({links} of {runs} linked to their call): {linked:.3f} s "
-              f"({linked / plain:.2f}x the baseline), median of {reps}")
+        _import_once(tmp, "warm-up", write_plain, 2)  # imports, plugins and the scrubber, once
+        got = _imports(tmp, runs, reps)
+        (linked, linked_cpu, messages, links), (plain, plain_cpu, plain_messages, _) = got["linked"], got["plain"]
+        print(f"import, {runs} runs of {2 * TURNS + 2} messages + their session ({messages} messages), "
+              f"median of {reps}, interleaved:")
+        print(f"  baseline, the same records as plain sessions ({plain_messages} messages): "
+              f"{plain:.3f} s wall, {plain_cpu:.3f} s CPU")
+        print(f"  as linked sub-agent runs ({links} of {runs} linked to their call): {linked:.3f} s wall, "
+              f"{linked_cpu:.3f} s CPU ({linked_cpu / plain_cpu:.2f}x the baseline's CPU)")
         with_runs, alone = _hook_ms(tmp, runs, 5 if quick else 15)
         print(f"hook ingest of the unchanged session: {alone:.1f} ms alone (baseline), {with_runs:.1f} ms with its "
               f"{runs} unchanged sub-agent files ({(with_runs - alone) / runs:.2f} ms per file)")

@@ -56,14 +56,17 @@ def task_result(chain: Chain, call_id: str, summary: str, agent_id: str | None =
     chain.add("user", [{"type": "tool_result", "tool_use_id": call_id, "content": [{"type": "text", "text": text}]}])
 
 
-def run_records(chain: Chain, prompt: str, finding: str, n: int = 0) -> list[dict[str, Any]]:
-    """A sub-agent run: its prompt, a tool call of its own and its result, what it found."""
+def run_records(chain: Chain, prompt: str, finding: str, n: int = 0, turns: int = 1) -> list[dict[str, Any]]:
+    """A sub-agent run: its prompt, ``turns`` tool calls of its own and their results, what it found."""
     chain.add("user", prompt)
-    chain.add("assistant", [{"type": "text", "text": f"Let me start by {finding}."},
-                            {"type": "tool_use", "id": f"toolu_inner_{n}_{uuid.uuid4().hex[:6]}", "name": "Bash",
-                             "input": {"command": f"ls src{n}"}}])
-    inner = chain.records[-1]["message"]["content"][1]["id"]
-    chain.add("user", [{"type": "tool_result", "tool_use_id": inner, "content": f"main{n}.py util{n}.py"}])
+    for turn in range(turns):
+        inner = f"toolu_inner_{n}_{turn}_{uuid.uuid4().hex[:6]}"
+        chain.add("assistant", [{"type": "text", "text": f"Let me start by {finding}." if turn == 0 else
+                                 f"Next, file {turn} of part {n}."},
+                                {"type": "tool_use", "id": inner, "name": "Bash", "input": {"command": f"ls src{n}"}}])
+        listing = "\n".join(f"src{n}/m{k}.py: def handler_{k}(): return retry(backoff={k * turn})" for k in range(12))
+        chain.add("user", [{"type": "tool_result", "tool_use_id": inner,
+                            "content": f"main{n}.py util{n}.py\n{listing}"}])
     chain.add("assistant", [{"type": "text", "text": f"Found main{n}.py: {finding} done."}])
     return chain.records
 
@@ -86,7 +89,7 @@ def project_dir(root: Path) -> Path:
 
 
 def current_layout(root: Path, runs: dict[str, str], *, parent: bool = True, meta: bool = True,
-                   only_meta_names_the_call: bool = False) -> tuple[Path, dict[str, Path]]:
+                   only_meta_names_the_call: bool = False, turns: int = 1) -> tuple[Path, dict[str, Path]]:
     """``<session>.jsonl`` plus ``<session>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``) per run
     (``runs``: agent id -> the finding its run reports); the results name ``agentId``, the meta files
     ``toolUseId``. ``only_meta_names_the_call``: results without ``agentId``, calls with other prompts."""
@@ -101,7 +104,7 @@ def current_layout(root: Path, runs: dict[str, str], *, parent: bool = True, met
     for n, (aid, finding) in enumerate(runs.items()):
         path = folder / SESSION / "subagents" / f"agent-{aid}.jsonl"
         write_jsonl(path, run_records(Chain(sidechain=True, agent_id=aid, start=100 * (n + 1)),
-                                      f"Survey part {aid} of the repository", finding, n))
+                                      f"Survey part {aid} of the repository", finding, n, turns))
         if meta:
             path.with_name(f"agent-{aid}.meta.json").write_text(json.dumps(
                 {"agentType": "Explore", "description": "look around", "toolUseId": f"toolu_task_{aid}",

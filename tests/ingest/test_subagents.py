@@ -331,3 +331,32 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
             assert link.tool_call_id == "toolu_task_a1b2c3d"
     finally:
         app.close()
+
+
+def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
+    import asyncio
+
+    from lcm_framework.config import load_config
+    from lcm_framework.daemon.service import DaemonService
+    from lcm_framework.plugins import build_plugins
+
+    session, _files = current_layout(tmp_path / "claude", FINDINGS, turns=12)
+    project = tmp_path / "here"
+    project.mkdir()
+    service = DaemonService(load_config(project=project), build_plugins())
+    payload = {"session_id": SESSION, "transcript_path": str(session), "cwd": str(project), "project": str(project)}
+
+    async def scenario() -> None:
+        try:
+            await service.hook("SessionEnd", payload)  # ingest, then full compaction in the background
+        finally:
+            await service.close()  # waits for the background compactions
+
+    asyncio.run(scenario())
+    app = make_app(project)
+    try:
+        with app.project() as st:
+            for link in st.conversations.list_subagent_links():
+                assert st.summaries.list_summaries(link.child_conversation_id), link
+    finally:
+        app.close()
