@@ -54,6 +54,12 @@ def test_claude_code_end_to_end(user: User) -> None:
     hit = json.loads(tool_results(answered.body)[-1])
     assert any(MARKER in h["snippet"] for p in hit["projects"] for g in p["groups"] for h in g["hits"]), hit
 
+    # Claude Code's own MCP log: every `lcm mcp` stopped at its first SIGINT
+    logs = [json.loads(line)["debug"] for f in user.home.glob(".cache/claude-cli-nodejs/*/mcp-logs-lcm/*.jsonl")
+            for line in f.read_text().splitlines() if line.strip()]
+    assert any("Sending SIGINT" in line for line in logs), logs
+    assert not any("SIGINT failed" in line for line in logs), logs
+
     # 4. /compact runs PreCompact; the compaction records are not stored as messages
     user.claude("/compact", [Text("Summary: we echoed the marker.")], "--resume", session)
     user.wait_processed({"PreCompact"})
