@@ -50,7 +50,8 @@ class Check:
 
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
-        check_config, check_plugins, check_storage, check_integrity, check_summarizer, check_agents, check_daemon,
+        check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
+        check_agents, check_daemon,
         check_outbox,
     ]
     results: list[Check] = []
@@ -135,6 +136,26 @@ def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
         return [Check("integrity", OK, f"{len(report)} database(s) pass quick_check", data={"checked": len(report)})]
     return [Check("integrity", FAIL if r["state"] == "corrupt" else WARN, f"{r['store']}: {r['detail']}",
                   fix=INTEGRITY_FIXES[r["store"]], data=r) for r in bad]
+
+
+def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when this project holds data and the rules changed since its last ``lcm sensitive audit``."""
+    from .scrub import app_scrubber
+    from .scrub.audit_marks import last_audit
+
+    digest = app_scrubber(app.config, app.plugins).digest
+    with app.project() as project:
+        stats, project_id = project.stats(), project.project_id
+    data = {"rules_digest": digest}
+    if not stats.messages and not sum(stats.summaries_by_depth.values()):
+        return Check("sensitive_audit", OK, "nothing stored yet", data=data)
+    mark = last_audit(app.config.home, project_id)
+    if mark is not None and mark.digest == digest:
+        return Check("sensitive_audit", OK, f"stored data audited with the current rules ({mark.audited_at}, "
+                     f"{mark.findings} finding(s))", data={**data, "audited_at": mark.audited_at})
+    why = "no audit recorded" if mark is None else f"the rules changed since the audit of {mark.audited_at}"
+    return Check("sensitive_audit", WARN, f"an audit of stored data is due: {why}", fix="lcm sensitive audit",
+                 data=data)
 
 
 def check_summarizer(app: App, env: Mapping[str, str]) -> Check:

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show what would be summarized; change nothing")
     parser.add_argument(
         "--budget", type=positive, metavar="TOKENS",
-        help="compact until each context is under TOKENS (at most compaction.max_rounds sweeps)",
+        help="compact oldest first until each context is under TOKENS, then stop",
     )
     add_all_projects(parser)
     add_json(parser)
@@ -50,6 +50,8 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.session and not by_project:
         raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
     reports = [r for _, rs in by_project for r in rs]
+    if engine.fallback_reason:
+        print(f"lcm: {engine.fallback_reason}", file=sys.stderr)
     if args.json:
         if args.all_projects:
             print_json({"dry_run": args.dry_run, "projects": [

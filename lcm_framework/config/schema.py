@@ -88,7 +88,8 @@ SETTINGS: dict[str, Setting] = {
         _s("compaction.context_threshold", float, 0.75, "Share of the budget that triggers compaction.",
            minimum=0.05, maximum=1.0),
         _s("compaction.context_budget_tokens", int, 120_000, "Default assembly budget.", minimum=100),
-        _s("compaction.max_rounds", int, 10, "Rounds of compact-until-under-budget.", minimum=1),
+        _s("compaction.max_rounds", int, 10, "Ignored (kept so older config files load): compact --budget now "
+           "stops as soon as the context fits.", minimum=1),
         _s("compaction.truncate_tokens", int, 512, "Size of the deterministic truncation fallback.", minimum=16),
         _s("compaction.large_file_token_threshold", int, 25_000, "Blocks above this are stored as files.",
            minimum=100),

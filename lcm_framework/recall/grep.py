@@ -34,7 +34,7 @@ class SubagentOrigin:
 @dataclass(frozen=True, slots=True)
 class Hit:
     id: str
-    kind: str  # "message" | "summary"
+    kind: str  # "message" | "summary" | "memory" (search only)
     conversation_id: int | None
     created_at: datetime
     score: float
@@ -70,8 +70,12 @@ def best_first(hit: SearchHit | Hit) -> tuple[float, float, str]:
 
 
 def to_hit(hit: SearchHit, origins: Mapping[int, SubagentOrigin]) -> Hit:
-    ident = message_ref(int(hit.id)) if hit.target is SearchTarget.MESSAGES else hit.id
-    kind = "message" if hit.target is SearchTarget.MESSAGES else "summary"
+    if hit.target is SearchTarget.MESSAGES:
+        ident, kind = message_ref(int(hit.id)), "message"
+    elif hit.target is SearchTarget.MEMORY:
+        ident, kind = f"mem_{hit.id}", "memory"  # a promoted memory: shown by its snippet
+    else:
+        ident, kind = hit.id, "summary"
     origin = origins.get(hit.conversation_id) if hit.conversation_id is not None else None
     return Hit(ident, kind, hit.conversation_id, hit.created_at, hit.score, hit.snippet, origin)
 

@@ -208,7 +208,8 @@ class RecallStats:
 
 
 class SearchMode(str, Enum):
-    FULL_TEXT = "full_text"
+    FULL_TEXT = "full_text"  # every query phrase must match
+    RANKED = "ranked"  # any query phrase may match; more of them, then the whole query as a phrase, rank first
     SUBSTRING = "substring"
     REGEX = "regex"
 

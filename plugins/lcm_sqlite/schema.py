@@ -187,7 +187,13 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
-V3 = """
+# Large text columns come last so reads of the small ones never walk overflow pages.
+# Version 3: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes
+# ``fts.install`` rebuild every index with the current definition.
+FTS_STEMMING = """
+DELETE FROM meta WHERE key = 'fts_tier';
+"""
+V4 = """
 CREATE TABLE subagent_links (
   child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
   parent_session_id TEXT NOT NULL,
@@ -200,10 +206,9 @@ CREATE TABLE subagent_links (
 );
 CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
 """
-"""Sub-agent runs: each child conversation's parent session and the tool call that started it."""
+"""Version 4: sub-agent runs, each child conversation's parent session and the tool call that started it."""
 
-# Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate, V3)
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate, FTS_STEMMING, V4)
 LATEST = len(MIGRATIONS)
 
 

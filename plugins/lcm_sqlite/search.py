@@ -19,6 +19,7 @@ from typing import Any
 from lcm_framework.errors import UnsupportedCapabilityError
 from lcm_framework.storage.contracts import RANK_CANDIDATES, FullTextTier
 from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
+from lcm_framework.storage.query_terms import query_chunks
 
 from . import fts
 from .clock import from_us, to_us
@@ -122,6 +123,17 @@ class SqliteLexicalSearch(Repository):
             for row in rows
         ]
 
+    @staticmethod
+    def _coordination(index: str, docid: str, spec: _Target, groups: list[list[str]],
+                      base: str) -> tuple[str, list[Any]]:
+        """RANKED score: query phrases matched (each 1), the whole query as one phrase (0.5), then bm25 in [0, 1)."""
+        matched = [f"(t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))" for _ in groups]
+        args: list[Any] = [fts.match_expression([group]) for group in groups]
+        if len(groups) > 1:
+            matched.append(f"0.5 * (t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))")
+            args.append(fts.match_expression([[w for group in groups for w in group]]))
+        return f"({' + '.join(matched)} + ({base}) / (1.0 + ({base})))", args
+
     def _docid(self) -> str:
         return "rowid" if self._scope.tier is FullTextTier.FTS5 else "docid"
 
@@ -164,7 +176,7 @@ class SqliteLexicalSearch(Repository):
             return (f"{spec.table} t WHERE instr(t.content, ?) > 0", [text],
                     "(length(t.content) - length(replace(t.content, ?, ''))) / length(?)", [text, text],
                     lambda content: (max(content.find(text), 0), len(text)))
-        groups = fts.phrases(text)
+        groups = query_chunks(text)
         if not groups:
             return None
         words = [w for group in groups for w in group]
@@ -175,18 +187,20 @@ class SqliteLexicalSearch(Repository):
             found = pattern_words.search(content)
             return (found.start(), found.end() - found.start()) if found else (0, 0)
 
+        ranked = mode is SearchMode.RANKED
         tier = self._scope.tier
-        if tier is FullTextTier.FTS5:
-            index = f"{spec.table}_fts"
-            return (f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.rowid WHERE {index} MATCH ?",
-                    [fts.match_expression(groups)], f"-bm25({index})", [], locate_words)
-        if tier is FullTextTier.FTS4:
-            index = f"{spec.table}_fts"
-            return (f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.docid WHERE {index} MATCH ?",
-                    [fts.match_expression(groups)], f"-rank_bm25(matchinfo({index}, 'pcnalx'))", [], locate_words)
-        likes = " AND ".join("t.content LIKE ? ESCAPE '\\'" for _ in words)
-        counts = " + ".join("(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
-                            for _ in words)
-        score_args = [arg for w in words for arg in (w.lower(), w.lower())]
-        return f"{spec.table} t WHERE {likes}", [fts.like_pattern(w) for w in words], f"({counts})", score_args, \
-            locate_words
+        if tier is not FullTextTier.LIKE:
+            index, docid = f"{spec.table}_fts", self._docid()
+            base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
+            source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
+            if not ranked:
+                return source, [fts.match_expression(groups)], base, [], locate_words
+            score, score_args = self._coordination(index, docid, spec, groups, base)
+            return source, [fts.any_of(groups)], score, score_args, locate_words
+        likes = (" OR " if ranked else " AND ").join("t.content LIKE ? ESCAPE '\\'" for _ in words)
+        occurrences = "(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
+        # RANKED: words present first, occurrences only break ties
+        per_word = f"(instr(lower(t.content), ?) > 0) + min({occurrences}, 999) / 1000.0" if ranked else occurrences
+        score_args = [w.lower() for w in words for _ in range(3 if ranked else 2)]
+        return (f"{spec.table} t WHERE ({likes})", [fts.like_pattern(w) for w in words],
+                f"({' + '.join(per_word for _ in words)})", score_args, locate_words)
