@@ -243,6 +243,7 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "project_id": ref.project_id,
             "root": ref.root,
             "conversations": stats.conversations,
+            "subagent_conversations": stats.subagent_conversations,
             "messages": stats.messages,
             "summaries_by_depth": {str(k): v for k, v in sorted(stats.summaries_by_depth.items())},
             "message_tokens": stats.message_tokens,

@@ -213,11 +213,13 @@ class ClaudeCodeFormat:
     # --- sub-agents (``SubagentFormat``) -------------------------------------------
 
     def source_subagent(self, path: Path) -> SpawnedBy | None:
-        """``agent-<id>.jsonl`` is the run ``<id>``; its type comes from ``agent-<id>.meta.json`` beside it."""
+        """``agent-<id>.jsonl`` is the run ``<id>``; its type and call (``agentType``, ``toolUseId``) come from
+        ``agent-<id>.meta.json`` beside it when that exists."""
         found = AGENT_FILE.fullmatch(path.name)
         if found is None:
             return None
-        return SpawnedBy("", found.group(1), _agent_type(path.with_name(f"agent-{found.group(1)}.meta.json")))
+        meta = _meta(path.with_name(f"agent-{found.group(1)}.meta.json"))
+        return SpawnedBy("", found.group(1), _str(meta.get("agentType")), tool_call_id=_str(meta.get("toolUseId")))
 
     def companions(self, path: Path) -> list[Path]:
         """``<session>/subagents/**/agent-*.jsonl`` next to ``<session>.jsonl``, sorted."""
@@ -247,14 +249,15 @@ class ClaudeCodeFormat:
         return None
 
 
-def _agent_type(meta: Path) -> str | None:
-    """``agentType`` of a sub-agent's meta file (absent, unreadable or odd: None)."""
+def _meta(path: Path) -> dict[str, Any]:
+    """A sub-agent's meta file (``{"agentType", "description", "toolUseId", "spawnDepth"}``); absent,
+    unreadable or odd: empty."""
     try:
-        with meta.open("rb") as handle:
+        with path.open("rb") as handle:
             data = json.loads(handle.read(MAX_META_BYTES))
     except (OSError, ValueError):
-        return None
-    return _str(data.get("agentType")) if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 FORMAT = ClaudeCodeFormat()

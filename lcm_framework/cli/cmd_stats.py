@@ -31,7 +31,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         print("no projects stored yet (lcm import, or install the hooks: lcm install)")
         return 0
     table = [(
-        r["root"], r["conversations"], r["messages"],
+        r["root"], f"{r['conversations']} ({r['subagent_conversations']} sub-agent)"
+        if r["subagent_conversations"] else r["conversations"], r["messages"],
         " ".join(f"d{d}:{n}" for d, n in r["summaries_by_depth"].items()) or "-",
         f"{r['compression_ratio']:.2f}x" if r["compression_ratio"] else "-",
         human_size(r["storage_bytes"]), sum(r["redactions"].values()),

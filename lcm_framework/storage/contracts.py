@@ -137,7 +137,11 @@ class ConversationRepository(Protocol):
         ...
     def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None: ...
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        """Links of the project (or those started by one session), by child conversation id."""
+        """Links of the project (or those started by one session), by child conversation id.
+
+        Inside a transaction, ``link_subagent`` and this call with a ``parent_session_id`` wait for other
+        transactions that did the same for that session, so a run and its parent stored at once by two
+        processes find each other (the later transaction sees the earlier one's rows)."""
         ...
 
 
