@@ -50,8 +50,8 @@ class Check:
 
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
-        check_config, check_plugins, check_storage, check_integrity, check_summarizer, check_agents, check_daemon,
-        check_outbox,
+        check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
+        check_agents, check_daemon, check_outbox, check_free_space,
     ]
     results: list[Check] = []
     for fn in checks:
@@ -135,6 +135,26 @@ def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
         return [Check("integrity", OK, f"{len(report)} database(s) pass quick_check", data={"checked": len(report)})]
     return [Check("integrity", FAIL if r["state"] == "corrupt" else WARN, f"{r['store']}: {r['detail']}",
                   fix=INTEGRITY_FIXES[r["store"]], data=r) for r in bad]
+
+
+def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when this project holds data and the rules changed since its last ``lcm sensitive audit``."""
+    from .scrub import app_scrubber
+    from .scrub.audit_marks import last_audit
+
+    digest = app_scrubber(app.config, app.plugins).digest
+    with app.project() as project:
+        stats, project_id = project.stats(), project.project_id
+    data = {"rules_digest": digest}
+    if not stats.messages and not sum(stats.summaries_by_depth.values()):
+        return Check("sensitive_audit", OK, "nothing stored yet", data=data)
+    mark = last_audit(app.config.home, project_id)
+    if mark is not None and mark.digest == digest:
+        return Check("sensitive_audit", OK, f"stored data audited with the current rules ({mark.audited_at}, "
+                     f"{mark.findings} finding(s))", data={**data, "audited_at": mark.audited_at})
+    why = "no audit recorded" if mark is None else f"the rules changed since the audit of {mark.audited_at}"
+    return Check("sensitive_audit", WARN, f"an audit of stored data is due: {why}", fix="lcm sensitive audit",
+                 data=data)
 
 
 def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
@@ -223,6 +243,7 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "project_id": ref.project_id,
             "root": ref.root,
             "conversations": stats.conversations,
+            "subagent_conversations": stats.subagent_conversations,
             "messages": stats.messages,
             "summaries_by_depth": {str(k): v for k, v in sorted(stats.summaries_by_depth.items())},
             "message_tokens": stats.message_tokens,
@@ -233,6 +254,44 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "redactions": dict(sorted(stats.redactions.items())),
         })
     return rows
+
+
+def storage_report(app: App, current_only: bool = False) -> list[dict[str, Any]]:
+    """Per project: bytes per table and index, per stored message and per transcript byte, compression."""
+    rows = []
+    refs = [app.project_ref()] if current_only else app.storage.list_projects()
+    for ref in refs:
+        project = app.storage.open_project(ref)
+        try:
+            usage = project.storage_usage()
+        finally:
+            project.close()
+        rows.append({
+            "project_id": ref.project_id, "root": ref.root, "total_bytes": usage.total_bytes,
+            "free_bytes": usage.free_bytes, "objects": dict(usage.objects), "shared_objects": usage.shared,
+            "messages": usage.messages, "transcript_bytes": usage.transcript_bytes,
+            "bytes_per_message": round(usage.total_bytes / usage.messages) if usage.messages else None,
+            "bytes_per_transcript_byte": (round(usage.total_bytes / usage.transcript_bytes, 3)
+                                          if usage.transcript_bytes and not usage.shared else None),
+            "payload_bytes": usage.payload_bytes, "stored_payload_bytes": usage.stored_payload_bytes,
+            "compression_saved_bytes": usage.payload_bytes - usage.stored_payload_bytes,
+        })
+    return rows
+
+
+FREE_SPACE_SHARE = 0.25
+FREE_SPACE_MIN_BYTES = 16 * 2**20
+
+
+def check_free_space(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when a project database holds much reclaimable space."""
+    wasteful = [r for r in storage_report(app)
+                if r["free_bytes"] >= FREE_SPACE_MIN_BYTES and r["free_bytes"] >= FREE_SPACE_SHARE * r["total_bytes"]]
+    if not wasteful:
+        return Check("free_space", OK, "no database holds much reclaimable space")
+    names = ", ".join(f"{r['root']} ({r['free_bytes'] // 2**20} MiB free)" for r in wasteful)
+    return Check("free_space", WARN, f"reclaimable space in {names}", fix="lcm vacuum --all-projects",
+                 data={"projects": [r["project_id"] for r in wasteful]})
 
 
 def status_snapshot(app: App) -> dict[str, Any]:

@@ -7,17 +7,20 @@ move to ``$CODEX_HOME/archived_sessions/``; ``CODEX_HOME`` defaults to
 and its cwd, so the importer carries its ``session_id`` forward to the
 records after it. ``response_item`` payloads become messages;
 ``event_msg``, ``turn_context``, ``compacted`` and unknown envelopes stay
-native-only records.
+native-only records. A sub-agent's rollout says so in its ``session_meta``
+(``source.subagent.thread_spawn.parent_thread_id``); the parent's
+``spawn_agent`` call returns ``{"agent_id": <the sub-agent's thread id>}``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.inputs import FormatIdentity
-from lcm_framework.transcripts.contracts import AGENT_SCAFFOLDING, LCM_CONTEXT, MappedRecord
+from lcm_framework.storage.inputs import FormatIdentity, PartKind
+from lcm_framework.transcripts.contracts import AGENT_SCAFFOLDING, LCM_CONTEXT, MappedRecord, PartView, Spawn, SpawnedBy
 from lcm_framework.transcripts.format_helpers import is_lcm_context, parse_timestamp, string_fields
 
 from .items import map_response_item
@@ -111,11 +114,13 @@ class CodexFormat:
             git = payload.get("git")
             if isinstance(git, dict):
                 metadata.update(string_fields(git, GIT_FIELDS))
+            session_id = _str(payload.get("id"))
             return MappedRecord(
-                session_id=_str(payload.get("id")),
+                session_id=session_id,
                 cwd=_str(payload.get("cwd")),
                 timestamp=timestamp,
                 metadata=metadata,
+                spawned_by=_spawned_by(payload.get("source"), session_id),
             )
         if kind == "turn_context":
             metadata.update(string_fields(payload, TURN_FIELDS))
@@ -127,6 +132,37 @@ class CodexFormat:
 
     def structural_samples(self) -> Sequence[Any]:
         return STRUCTURAL_SAMPLES
+
+    # --- sub-agents (``SubagentFormat``) -------------------------------------------
+
+    def source_subagent(self, path: Path) -> SpawnedBy | None:
+        """Codex names sub-agent runs in their ``session_meta``, never in the file's location."""
+        return None
+
+    def companions(self, path: Path) -> list[Path]:
+        """A sub-agent's rollout is a session file of its own, found by the usual discovery."""
+        return []
+
+    def spawn(self, part: PartView) -> Spawn | None:
+        """A tool output ``{"agent_id": ...}`` (what ``spawn_agent`` returns) names the run it started."""
+        if part.kind is not PartKind.TOOL_RESULT or part.tool_call_id is None or not part.text:
+            return None
+        try:
+            output = json.loads(part.text)
+        except ValueError:
+            return None
+        agent_id = _str(output.get("agent_id")) if isinstance(output, dict) else None
+        return Spawn(part.tool_call_id, agent_id=agent_id) if agent_id else None
+
+
+def _spawned_by(source: Any, session_id: str | None) -> SpawnedBy | None:
+    """``{"subagent": {"thread_spawn": {"parent_thread_id", "agent_role"...}}}``: a sub-agent's rollout."""
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = _str(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else None
+    if parent is None or session_id is None or not isinstance(spawn, dict):
+        return None
+    return SpawnedBy(parent, session_id, _str(spawn.get("agent_role")), own_session=True)
 
 
 FORMAT = CodexFormat()

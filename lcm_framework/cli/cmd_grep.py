@@ -9,7 +9,7 @@ from ..app import App
 from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
 from .output import print_json
-from .recall_common import add_all_projects, add_json, one_line, positive, when
+from .recall_common import add_all_projects, add_json, add_no_subagents, one_line, origin, positive, when
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-meta", action="store_true",
                         help="also search the records kept out of the conversation: agent scaffolding, client "
                              "metadata, the agents' compaction summaries, LCM's own restored context")
+    add_no_subagents(parser)
     add_all_projects(parser)
     add_json(parser)
 
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace, app: App) -> int:
 
     since = parse_since(args.since)
     results = grep_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
-                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=since, limit=args.limit)
+                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=since, limit=args.limit,
+                       include_subagents=not args.no_subagents)
     meta = grep_meta_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
                          mode=SearchMode(args.mode), since=since, limit=args.limit) if args.include_meta else []
     found = any(r.total for r in results) or bool(meta)
@@ -51,11 +53,11 @@ def run(args: argparse.Namespace, app: App) -> int:
         for group in result.groups:
             print(f"{group.summary_id or '(not summarized yet)'}")
             for hit in group.hits:
-                print(f"  {hit.id:<12} {when(hit.created_at)}  {one_line(hit.snippet)}")
+                print(f"  {hit.id:<12} {when(hit.created_at)}  {one_line(hit.snippet)}{origin(hit)}")
         if result.summary_hits:
             print("summaries:")
             for hit in result.summary_hits:
-                print(f"  {hit.id}  {when(hit.created_at)}  {one_line(hit.snippet)}")
+                print(f"  {hit.id}  {when(hit.created_at)}  {one_line(hit.snippet)}{origin(hit)}")
     if meta:
         print("kept out of the conversation (--include-meta):")
         for m in meta:

@@ -36,9 +36,10 @@ def run(args: argparse.Namespace, app: App) -> int:
 
 def _print_report(report: Any) -> None:
     for check in report.conversations:
+        run = f"; sub-agent of {check.subagent_of}" if check.subagent_of else ""
         if check.ok:
             print(f"ok    {check.session_id} (conversation {check.conversation_id}): "
-                  f"{check.messages} messages reachable")
+                  f"{check.messages} messages reachable{run}")
             continue
         print(f"FAIL  {check.session_id} (conversation {check.conversation_id}): {check.reachable} of "
               f"{check.messages} messages reachable")
@@ -48,6 +49,8 @@ def _print_report(report: Any) -> None:
             print("      reached more than once: " + " ".join(f"msg_{m}" for m in check.duplicated))
         if check.dangling:
             print("      missing summaries: " + " ".join(check.dangling))
+        for problem in check.link_problems:
+            print(f"      sub-agent link: {problem}")
 
 
 COMMAND = CommandSpec(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, LcmError
+from ..errors import ConfigError
 from ..paths import find_project_root, lcm_home, project_config_path
 from .schema import SETTINGS, Setting, parse_value
 
@@ -158,11 +158,11 @@ def _suggest(key: str) -> str:
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
-    """``--set KEY=VALUE`` flags as the ``overrides`` of ``load_config``."""
+    """``-c KEY=VALUE`` flags as a mapping for ``load_config(overrides=...)``."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise LcmError(f"--set expects KEY=VALUE, got {pair!r}")
+            raise ConfigError(f"--set expects KEY=VALUE, got {pair!r}")
         out[key.strip()] = value
     return out

@@ -8,7 +8,7 @@ recall capabilities registered by plugins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from .restore import restore
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..ingest import FileReport
     from ..storage.contracts import ProjectStorage
 
 __all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
@@ -26,16 +27,31 @@ PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refu
 
 
 
-def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, Any]:
-    """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project.
+def ingest(app: App, path: Path, *, format_id: str | None = None, extra: Sequence[Path] = ()) -> dict[str, Any]:
+    """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project, then
+    its sub-agent files (``ingest_session``: those its format lists for it, and ``extra``).
 
     A failed file raises: ``IngestError`` for what a retry cannot fix (missing
     file, unknown format, mismatch), ``StorageUnavailableError`` otherwise so
-    the hook keeps the event in the outbox and the daemon retries it.
+    the hook keeps the event in the outbox and the daemon retries it. A sub-agent
+    file that cannot be fixed by a retry is reported in ``subagent_files`` only.
     """
-    from ..ingest import IngestError, ingest_file
+    from ..ingest import ingest_session
 
-    report = ingest_file(app, path, format_id=format_id, project=app.config.project_root)
+    report, *runs = ingest_session(app, path, format_id=format_id, project=app.config.project_root, extra=extra)
+    _checked(app, report)
+    for run in runs:
+        if run.error is not None and run.error.code not in PERMANENT_INGEST_ERRORS:
+            _checked(app, run)
+    result = dict(to_jsonable(report))
+    if runs:
+        result["subagent_files"] = to_jsonable(runs)
+    return result
+
+
+def _checked(app: App, report: FileReport) -> FileReport:
+    from ..ingest import IngestError
+
     if report.error is not None:
         if report.error.code in PERMANENT_INGEST_ERRORS:
             raise IngestError(report.error.message, code=report.error.code)
@@ -43,7 +59,7 @@ def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, A
             f"ingest failed, will be retried: {report.error.message}", backend=str(
                 app.config.get("storage.backend")), domain="ingest", code=report.error.code,
         )
-    return dict(to_jsonable(report))
+    return report
 
 
 def session_conversation(storage: ProjectStorage, session_id: str) -> int | None:
@@ -53,10 +69,15 @@ def session_conversation(storage: ProjectStorage, session_id: str) -> int | None
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
     """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
+    from ..memory.promote import after_compaction
 
     engine = CompactionEngine(app)
     results = []
+    reports = []
+    started = datetime.now(UTC)
     with app.project() as storage:
         if session_id is None:
             ids = [c.conversation_id for c in storage.conversations.list_conversations()]
@@ -69,8 +90,10 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
                 )
             ids = [found]
         for conversation_id in ids:
-            results.append(to_jsonable(engine.compact(storage, conversation_id, Mode(mode))))
-    return {"conversations": results}
+            reports.append(engine.compact(storage, conversation_id, Mode(mode)))
+            results.append(to_jsonable(reports[-1]))
+        promoted = after_compaction(app, storage, reports, started)
+    return {"conversations": results, "promotion": to_jsonable(promoted)}
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:

@@ -26,6 +26,7 @@ type/role/content or values such as user/assistant), is refused.
   lcm sensitive add 'acme_[0-9a-f]{32}'     redact ACME tokens in this project
   lcm sensitive test 'token acme_0123...'    show what would be redacted
   lcm sensitive scan ~/notes --json          find secrets in files (stores nothing)
+  lcm sensitive audit                        find secrets already stored, with today's rules
 """
 
 
@@ -53,6 +54,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scan.add_argument("--gitleaks-config", type=Path, metavar="FILE",
                       help="scan with this gitleaks TOML's rules only (like gitleaks --config)")
     scan.add_argument("--json", action="store_true", help="print findings as JSON")
+    audit = sub.add_parser(
+        "audit",
+        help="scan stored messages, parts, summaries, memories and native records with the current rules",
+        description="Report rule, record kind, record id, field, line and column of every match in what this "
+        "project stores (never the secret); exit status 1 when anything is found. The rules digest is "
+        "recorded so `lcm doctor` can say when the rules changed since. With --all-projects every project of "
+        "the backend is audited with the rules in effect here.",
+    )
+    audit.add_argument("--all-projects", action="store_true", help="audit every project of the storage backend")
+    audit.add_argument("--json", action="store_true", help="print findings as JSON")
     purge = sub.add_parser("purge", help="delete the project's custom patterns and its redaction counters")
     purge.add_argument("--yes", action="store_true", help="really delete")
 
@@ -205,6 +216,42 @@ def _scan(args: argparse.Namespace, app: App) -> int:
     return 1 if rows else 0
 
 
+def _audit(args: argparse.Namespace, app: App) -> int:
+    from lcm_framework.cli.output import print_json, print_table
+    from lcm_framework.scrub.audit_marks import record_audit
+
+    from .audit import audit_project
+
+    scrubber = _scrubber(app)
+    refs = app.storage.list_projects() if args.all_projects else [app.project_ref()]
+    projects: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for ref in refs:
+        storage = app.storage.open_project(ref)
+        try:
+            report = audit_project(storage, scrubber)
+        finally:
+            storage.close()
+        record_audit(app.config.home, ref.project_id, scrubber.digest, len(report.findings))
+        projects.append({"project_id": ref.project_id, "root": ref.root, "findings": len(report.findings),
+                         "scanned": dict(sorted(report.scanned.items()))})
+        rows += [{"project_id": ref.project_id, "rule_id": f.rule_id, "kind": f.kind, "record_id": f.record_id,
+                  "field": f.field, "line": f.line, "column": f.column} for f in report.findings]
+    if args.json:
+        print_json({"rules_digest": scrubber.digest, "projects": projects, "findings": rows})
+    else:
+        if rows:
+            print_table([(r["rule_id"], r["kind"], r["record_id"], r["field"], f"{r['line']}:{r['column']}")
+                         + ((r["project_id"][:12],) if args.all_projects else ()) for r in rows],
+                        ["rule", "kind", "record", "field", "line:col"] + (["project"] if args.all_projects else []))
+        for p in projects:
+            scanned = ", ".join(f"{n} {kind}(s)" for kind, n in p["scanned"].items()) or "nothing stored"
+            print(f"{p['findings']} finding(s) in {p['root']} ({scanned})")
+        if rows:
+            print("see docs/scrubbing.md (Handling a finding): rotate the credential first")
+    return 1 if rows else 0
+
+
 def _purge(args: argparse.Namespace, app: App) -> int:
     from .custom import project_patterns_file
 
@@ -223,7 +270,9 @@ def _purge(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-ACTIONS = {"list": _list, "add": _add, "remove": _remove, "test": _test, "scan": _scan, "purge": _purge}
+ACTIONS = {
+    "list": _list, "add": _add, "remove": _remove, "test": _test, "scan": _scan, "audit": _audit, "purge": _purge,
+}
 
 
 def run(args: argparse.Namespace, app: App) -> int:
@@ -232,7 +281,7 @@ def run(args: argparse.Namespace, app: App) -> int:
 
 COMMAND = CommandSpec(
     name="sensitive",
-    help="manage sensitive patterns; test and scan for secrets",
+    help="manage sensitive patterns; test, scan and audit for secrets",
     description=DESCRIPTION,
     configure=configure,
     run=run,

@@ -14,7 +14,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import validate_native_batch
+from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .clock import from_us, now_us, to_us
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
@@ -28,10 +28,6 @@ _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_versi
                "imported, skipped, quarantined, state_json")
 
 
-def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
-    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
-    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
-            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
 _CHECKPOINT_FIELDS = tuple(f.name for f in dataclasses.fields(Checkpoint))
@@ -64,7 +60,8 @@ class SqliteNativeTranscripts(Repository):
                 earlier = found.get(record.ingest_key) or fresh.get(record.ingest_key)
                 if earlier is None:
                     fresh[record.ingest_key] = record
-                elif _identity(earlier) != _identity(record):
+                elif native_identity(earlier) != native_identity(record) and not (
+                        isinstance(earlier, NativeRecord) and same_but_unlinked(earlier, record)):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
             self._insert(conn, fresh.values())
             inserted = len(fresh)

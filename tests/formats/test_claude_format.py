@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from lcm_format_claude.format import FORMAT
 
 from lcm_framework.storage.models import PartKind, Role
+from lcm_framework.transcripts.contracts import SubagentRef
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SESSIONS
 
 from .helpers import read_jsonl
@@ -159,8 +160,6 @@ def test_native_only_records() -> None:
         {"type": "queue-operation", "operation": "enqueue", "sessionId": "s-1", "timestamp": BASE["timestamp"]},
         {**BASE, "type": "progress", "data": {"type": "hook_progress"}},
         {**BASE, "type": "brand-new-type", "message": {"role": "user", "content": "x"}},
-        record("user", "sub-agent prompt", isSidechain=True),
-        record("assistant", [{"type": "text", "text": "sub-agent"}], isSidechain=True),
         {**BASE, "type": "user"},  # no message at all
         {**BASE, "type": "system", "subtype": "turn_duration", "durationMs": 5120},
         {**BASE, "type": "system", "subtype": "api_error", "level": "error", "error": {"status": 529}},
@@ -172,7 +171,17 @@ def test_native_only_records() -> None:
         assert mapped.message is None, rec
     queued = FORMAT.map_record(native[2])
     assert queued.session_id == "s-1" and queued.timestamp is not None
-    assert FORMAT.map_record(native[5]).metadata["isSidechain"] == "true"
+
+
+def test_sidechain_records_are_messages_of_their_run() -> None:
+    prompt = FORMAT.map_record(record("user", "sub-agent prompt", isSidechain=True, parentUuid=None))
+    reply = FORMAT.map_record(record("assistant", [{"type": "text", "text": "done"}], isSidechain=True,
+                                     uuid="u-2", parentUuid="u-1", agentId="a1b2"))
+    assert prompt.message is not None and prompt.message.content == "sub-agent prompt"
+    assert prompt.metadata["isSidechain"] == "true"
+    assert prompt.subagent == SubagentRef(None, "u-1", None)
+    assert reply.subagent == SubagentRef("a1b2", "u-2", "u-1")
+    assert FORMAT.map_record(record("user", "main thread")).subagent is None
 
 
 def test_non_object_records_and_bad_fields_never_raise() -> None:

@@ -32,8 +32,9 @@ def test_every_line_maps_to_a_message_or_a_native_record(path: Path) -> None:
     assert len(records) == sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     for record in records:
         mapped = FORMAT.map_record(record)
-        main_turn = record["type"] in {"user", "assistant"} and not record.get("isSidechain")
-        assert (mapped.message is not None) == (main_turn and mapped.kind is None), record.get("uuid")
+        turn = record["type"] in {"user", "assistant"}
+        assert (mapped.message is not None) == (turn and mapped.kind is None), record.get("uuid")
+        assert (mapped.subagent is not None) == bool(record.get("isSidechain"))
         if record["type"] != "summary":
             assert mapped.session_id == record["sessionId"]
             assert mapped.cwd == record["cwd"]
@@ -59,13 +60,15 @@ def test_parts_keep_every_block_verbatim(path: Path) -> None:
             assert mapped.message.token_count == (len(mapped.message.content) + 3) // 4
 
 
-def test_record_types_seen_and_sidechains_kept_native() -> None:
+def test_record_types_seen_and_sidechains_marked_with_their_run() -> None:
     seen: Counter[tuple[str, bool]] = Counter()
     for path in FILES:
         for record in read_jsonl(path):
             seen[(record["type"], bool(record.get("isSidechain")))] += 1
             if record.get("isSidechain"):
-                assert FORMAT.map_record(record).message is None
+                ref = FORMAT.map_record(record).subagent
+                assert ref is not None and (ref.record_id, ref.parent_record_id) == (record["uuid"],
+                                                                                      record["parentUuid"])
     assert set(seen) == {
         ("user", False),
         ("user", True),
@@ -149,8 +152,8 @@ def test_assistant_metadata_has_model_and_message_id() -> None:
 
 
 def test_sidechain_tool_calls_are_paired_too() -> None:
-    """Sub-agent turns stay native-only, but mapped as main-thread turns their calls pair up as well."""
-    sidechain = [{**r, "isSidechain": False} for p in FILES for r in read_jsonl(p) if r.get("isSidechain")]
+    """Sub-agent turns are messages of their runs, and their calls pair up as well."""
+    sidechain = [r for p in FILES for r in read_jsonl(p) if r.get("isSidechain")]
     msgs = messages(map_all(FORMAT, sidechain))
     calls = {part.tool_call_id for m in msgs for part in m.parts if part.kind is PartKind.TOOL_CALL}
     assert len(calls) == 164

@@ -82,12 +82,18 @@ def test_describe_summary_message_and_lineage(compacted: Path) -> None:
 
 def test_context_json_and_text(compacted: Path) -> None:
     imported = compacted
-    code, out, err = lcm(imported, "context", "7c1f3a52", "--format", "json", "--budget", "4000")
+    code, out, err = lcm(imported, "context", "7c1f3a52", "--format", "json", "--budget", "100000")
+    assert code == 0, err
+    whole = json.loads(out)  # the session fits: every message raw, no summary needed
+    assert whole["session_id"].startswith("7c1f3a52") and whole["dropped_items"] == 0
+    assert not any("<summary id=" in json.dumps(m) for m in whole["messages"])
+    tight = whole["token_estimate"] - 1
+    code, out, err = lcm(imported, "context", "7c1f3a52", "--format", "json", "--budget", str(tight))
     assert code == 0, err
     data = json.loads(out)
-    assert data["session_id"].startswith("7c1f3a52") and data["messages"]
     assert data["messages"][0]["content"][0]["text"].startswith("<summary id=\"sum_")
-    code, out, _ = lcm(imported, "context", "7c1f3a52")
+    assert data["fresh_tail_tokens"] <= data["token_estimate"] <= tight
+    code, out, _ = lcm(imported, "context", "7c1f3a52", "--budget", str(tight))
     assert code == 0 and "<summary id=" in out
     code, _, err = lcm(imported, "context", "no-such-session")
     assert code == 1 and "no session" in err

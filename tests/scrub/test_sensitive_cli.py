@@ -122,3 +122,57 @@ def test_list_still_works_when_a_pattern_is_refused(project: Path) -> None:
     assert [p["pattern"] for p in report["patterns"]] == ["(broken"]
     refused = run_lcm("sensitive", "test", "anything", cwd=project)
     assert refused.returncode != 0 and "not a valid RE2" in refused.stderr
+
+
+def _doctor_audit(project: Path) -> dict:
+    """The doctor's sensitive_audit check, run in-process (``lcm doctor`` itself runs once below)."""
+    from lcm_framework.app import App
+    from lcm_framework.config import load_config
+    from lcm_framework.diagnostics import check_scrub_audit
+    from lcm_framework.plugins import build_plugins
+
+    app = App(load_config(project=project), build_plugins())
+    try:
+        check = check_scrub_audit(app, {})
+    finally:
+        app.close()
+    return {"status": check.status, "detail": check.detail, "fix": check.fix}
+
+
+def test_audit_finds_stored_matches_of_new_rules_and_doctor_says_when_one_is_due(project: Path, tmp_path: Path) -> None:
+    from tests.ingest.support import claude_records, write_jsonl
+
+    planted = "acme_0123456789ab"
+    records = claude_records("audit-1", str(project), 2, text=f"ticket {planted}")
+    src = write_jsonl(tmp_path / "src" / "s.jsonl", records)
+    imported = run_lcm("import", str(src), "--json", cwd=project)
+    assert imported.returncode == 0, imported.stderr
+    doctor = run_lcm("doctor", "--json", cwd=project)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "sensitive_audit"]
+    assert check["status"] == "warn" and "no audit recorded" in check["detail"]  # data stored, never audited
+
+    clean = run_lcm("sensitive", "audit", "--json", cwd=project)
+    assert clean.returncode == 0, clean.stderr
+    report = json.loads(clean.stdout)
+    assert report["findings"] == []
+    [scanned] = [p["scanned"] for p in report["projects"]]
+    assert scanned["message"] >= 8 and scanned["part"] >= 8 and scanned["native"] >= 8
+    assert _doctor_audit(project)["status"] == "ok"
+
+    assert run_lcm("sensitive", "add", "acme_[0-9a-f]{12}", cwd=project).returncode == 0
+    due = _doctor_audit(project)
+    assert due["status"] == "warn" and "rules changed" in due["detail"] and due["fix"] == "lcm sensitive audit"
+
+    found = run_lcm("sensitive", "audit", "--json", cwd=project)
+    assert found.returncode == 1, found.stderr
+    assert planted not in found.stdout + found.stderr
+    findings = json.loads(found.stdout)["findings"]
+    assert {f["kind"] for f in findings} >= {"message", "part", "native"}
+    assert {f["rule_id"] for f in findings} == {json.loads(run_lcm(
+        "sensitive", "list", "--json", cwd=project).stdout)["patterns"][0]["rule_id"]}
+    assert all(f["record_id"] and f["field"] and f["line"] >= 1 and f["column"] >= 1 for f in findings)
+    assert _doctor_audit(project)["status"] == "ok"
+
+    human = run_lcm("sensitive", "audit", "--all-projects", cwd=project)
+    assert human.returncode == 1 and planted not in human.stdout
+    assert f"finding(s) in {project}" in human.stdout and "native" in human.stdout
