@@ -50,8 +50,8 @@ class Check:
 
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
-        check_config, check_plugins, check_storage, check_scrub_audit, check_summarizer, check_agents, check_daemon,
-        check_outbox,
+        check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
+        check_agents, check_daemon, check_outbox, check_free_space,
     ]
     results: list[Check] = []
     for fn in checks:
@@ -101,6 +101,42 @@ def check_storage(app: App, env: Mapping[str, str]) -> Check:
                  data={"backend": backend, "state": project_health.state})
 
 
+INTEGRITY_FIXES = {
+    "project": "move the damaged database aside (the path above) and run `lcm import`: the agents' transcripts "
+               "are the source of truth and are re-imported exactly",
+    "outbox": "move outbox.db aside; hooks create a new one, and `lcm import` picks up what undelivered events "
+              "had pointed to",
+    "quarantine": "delete the damaged quarantine file; the next `lcm import` records what it rejects again",
+}
+
+
+def integrity_report(app: App) -> list[dict[str, Any]]:
+    """``quick_check`` of every store: project databases (through the backend), the outbox, the quarantines."""
+    from .ingest.quarantine import quarantine_root
+    from .outbox import outbox_path
+    from .sqlite_files import quick_check
+
+    found: list[dict[str, Any]] = [
+        {"store": "project", "project_id": h.project, "state": h.state, "detail": h.detail}
+        for h in app.storage.check_integrity()]
+    home = app.config.home
+    local = [("outbox", outbox_path(home))] + [("quarantine", p) for p in sorted(quarantine_root(home).glob("*/*.db"))]
+    for store, path in local:
+        if path.is_file():
+            state, detail = quick_check(path, 2.0)
+            found.append({"store": store, "path": str(path), "state": state, "detail": f"{detail} ({path})"})
+    return found
+
+
+def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
+    report = integrity_report(app)
+    bad = [r for r in report if r["state"] != "ok"]
+    if not bad:
+        return [Check("integrity", OK, f"{len(report)} database(s) pass quick_check", data={"checked": len(report)})]
+    return [Check("integrity", FAIL if r["state"] == "corrupt" else WARN, f"{r['store']}: {r['detail']}",
+                  fix=INTEGRITY_FIXES[r["store"]], data=r) for r in bad]
+
+
 def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
     """WARN when this project holds data and no ``lcm sensitive audit`` with today's rules found it clean."""
     from .scrub import app_scrubber
@@ -148,7 +184,7 @@ def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
-    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, installed
+    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, codex_trust_problems, installed
 
     results = []
     for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
@@ -159,6 +195,8 @@ def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
         hooks, mcp = installed(agent, env)
         missing = sorted(set(events) - hooks)
         problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
+        if agent == "codex" and not missing:
+            problems += codex_trust_problems(env)  # Codex runs no untrusted (or changed) hook
         if problems:
             results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
                                  fix=f"lcm install {agent}"))
@@ -208,6 +246,7 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "project_id": ref.project_id,
             "root": ref.root,
             "conversations": stats.conversations,
+            "subagent_conversations": stats.subagent_conversations,
             "messages": stats.messages,
             "summaries_by_depth": {str(k): v for k, v in sorted(stats.summaries_by_depth.items())},
             "message_tokens": stats.message_tokens,
@@ -218,6 +257,44 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "redactions": dict(sorted(stats.redactions.items())),
         })
     return rows
+
+
+def storage_report(app: App, current_only: bool = False) -> list[dict[str, Any]]:
+    """Per project: bytes per table and index, per stored message and per transcript byte, compression."""
+    rows = []
+    refs = [app.project_ref()] if current_only else app.storage.list_projects()
+    for ref in refs:
+        project = app.storage.open_project(ref)
+        try:
+            usage = project.storage_usage()
+        finally:
+            project.close()
+        rows.append({
+            "project_id": ref.project_id, "root": ref.root, "total_bytes": usage.total_bytes,
+            "free_bytes": usage.free_bytes, "objects": dict(usage.objects), "shared_objects": usage.shared,
+            "messages": usage.messages, "transcript_bytes": usage.transcript_bytes,
+            "bytes_per_message": round(usage.total_bytes / usage.messages) if usage.messages else None,
+            "bytes_per_transcript_byte": (round(usage.total_bytes / usage.transcript_bytes, 3)
+                                          if usage.transcript_bytes and not usage.shared else None),
+            "payload_bytes": usage.payload_bytes, "stored_payload_bytes": usage.stored_payload_bytes,
+            "compression_saved_bytes": usage.payload_bytes - usage.stored_payload_bytes,
+        })
+    return rows
+
+
+FREE_SPACE_SHARE = 0.25
+FREE_SPACE_MIN_BYTES = 16 * 2**20
+
+
+def check_free_space(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when a project database holds much reclaimable space."""
+    wasteful = [r for r in storage_report(app)
+                if r["free_bytes"] >= FREE_SPACE_MIN_BYTES and r["free_bytes"] >= FREE_SPACE_SHARE * r["total_bytes"]]
+    if not wasteful:
+        return Check("free_space", OK, "no database holds much reclaimable space")
+    names = ", ".join(f"{r['root']} ({r['free_bytes'] // 2**20} MiB free)" for r in wasteful)
+    return Check("free_space", WARN, f"reclaimable space in {names}", fix="lcm vacuum --all-projects",
+                 data={"projects": [r["project_id"] for r in wasteful]})
 
 
 def status_snapshot(app: App) -> dict[str, Any]:
@@ -236,10 +313,17 @@ def status_snapshot(app: App) -> dict[str, Any]:
     except LcmError as exc:
         backend.update(ok=False, state="unavailable", detail=str(exc))
     outbox = backlog_report(app.config.home) or {"pending": 0, "failing": 0, "processed": 0}
+    try:
+        checked = integrity_report(app)
+        integrity: dict[str, Any] = {"ok": all(r["state"] == "ok" for r in checked), "checked": len(checked),
+                                     "damaged": [r for r in checked if r["state"] != "ok"]}
+    except LcmError as exc:
+        integrity = {"ok": False, "error": str(exc)}
     return {
         "daemon": {"running": daemon.healthy, "pid": daemon.pid, "port": port},
         "backend": backend,
         "projects": projects,
         "current_project": str(app.config.project_root),
         "outbox": outbox,
+        "integrity": integrity,
     }

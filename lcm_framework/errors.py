@@ -83,3 +83,10 @@ class ScrubberError(LcmError):
 
 class SummarizerError(LcmError):
     """A summarizer failed; compaction falls back down the escalation ladder."""
+
+
+class SummarizerUnavailableError(SummarizerError):
+    """The summarizer's service gave no answer (transport, authentication, quota, timeout).
+
+    Compaction then uses the offline summarizer for the rest of the run instead of writing truncations.
+    """

@@ -1,62 +1,170 @@
-"""``lcm mcp``: the registered recall capabilities as MCP tools over stdio (MCP Python SDK 2.x).
+"""``lcm mcp``: the registered recall capabilities as MCP tools over stdio (newline-delimited JSON-RPC 2.0).
 
-Each capability's JSON-schema parameters become a typed tool signature (so
-clients see documented, validated arguments). Handlers run in worker threads
-(storage is synchronous); results are JSON text bounded to ``MAX_RESULT_CHARS``.
+Agents start this server with every session and wait for it, so it is built
+for start-up and shut-down time: ``lcm mcp`` takes a fast path in
+``cli/main.py`` (no plugin manager before the first answer), ``initialize`` is
+answered from constants while the plugins, configuration and storage load in a
+background thread (``tools/list`` and ``tools/call`` wait for them), and the
+process exits as soon as stdin closes or SIGINT/SIGTERM arrives, without
+waiting for a tool call still running (the tools only read). It starts no
+child process.
+
+Tool arguments are checked against each capability's JSON schema (required
+keys, types, enums, bounds) before the handler runs; a violation is a tool
+error (``isError``). An ``LcmError`` of the handler is a JSON ``{"error",
+"code"}`` result, as the CLI and daemon report it; results are JSON text
+bounded to ``MAX_RESULT_CHARS``.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+import os
+import signal
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, TYPE_CHECKING, Any
 
+from . import __version__
 from .errors import LcmError
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
     from .app import App
-    from .extensions import Capability
 
 MAX_RESULT_CHARS = 400_000
 INSTRUCTIONS = (
     "LCM stores every message of this project's coding sessions losslessly and compacts old turns into "
     "summaries (ids sum_...). Use lcm_grep or lcm_search to find details, lcm_expand to open a summary down to "
-    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full."
+    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full. "
+    "Use lcm_store to remember a durable insight for later sessions and lcm_feedback to say whether a surfaced "
+    "memory (mem_N) helped."
 )
-_TYPES: dict[str, Any] = {"string": str, "integer": int, "boolean": bool, "number": float}
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
+                                       "boolean": (bool,), "object": (dict,), "array": (list,)}
 
 
-def _annotation(schema: Mapping[str, Any], required: bool) -> Any:
-    from pydantic import Field
+def check_arguments(schema: Mapping[str, Any], args: Any) -> str | None:
+    """Why ``args`` does not fit the capability's JSON schema (``None``: it fits)."""
+    if not isinstance(args, dict):
+        return "arguments must be an object"
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", ()):
+        if args.get(name) is None:
+            return f"{name} is required"
+    for name, value in args.items():
+        spec = properties.get(name)
+        if spec is None:
+            return f"unknown argument {name!r}"
+        if value is None:
+            continue
+        kinds = _TYPES.get(str(spec.get("type")), (object,))
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            return f"{name} must be of type {spec.get('type')}"
+        if "enum" in spec and value not in spec["enum"]:
+            return f"{name} must be one of {', '.join(map(str, spec['enum']))}"
+        if "minimum" in spec and value < spec["minimum"]:
+            return f"{name} must be at least {spec['minimum']}"
+        if "maximum" in spec and value > spec["maximum"]:
+            return f"{name} must be at most {spec['maximum']}"
+    return None
 
-    base: Any = _TYPES.get(str(schema.get("type")), Any)
-    if schema.get("enum"):
-        base = Literal[tuple(schema["enum"])]
-    bounds = {k: schema[k] for k in ("minimum", "maximum") if k in schema}
-    field = Field(description=schema.get("description"), ge=bounds.get("minimum"), le=bounds.get("maximum"))
-    return Annotated[base if required else base | None, field]
 
+class Server:
+    """One stdio session. ``load`` builds the ``App`` (run in a background thread, once)."""
 
-def tool_function(app: App, capability: Capability) -> Any:
-    """An async function whose signature mirrors ``capability.parameters``, calling its handler in a thread."""
-    import anyio
+    def __init__(self, load: Any, out: IO[str]) -> None:
+        self._out = out
+        self._write_lock = threading.Lock()
+        self._ready = threading.Event()
+        self._app: App | None = None
+        self._load_error: str | None = None
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lcm-mcp")
+        threading.Thread(target=self._load, args=(load,), daemon=True, name="lcm-mcp-load").start()
 
-    properties: Mapping[str, Any] = capability.parameters.get("properties", {})
-    required = set(capability.parameters.get("required", ()))
-    params = []
-    for name in sorted(properties, key=lambda n: (n not in required, list(properties).index(n))):
-        schema = properties[name]
-        default = inspect.Parameter.empty if name in required else schema.get("default")
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=_annotation(schema, name in required)))
-
-    async def call(**kwargs: Any) -> str:
-        args = {k: v for k, v in kwargs.items() if v is not None}
+    def _load(self, load: Any) -> None:
         try:
-            result = await anyio.to_thread.run_sync(capability.handler, app, args)
+            self._app = load()
+        except LcmError as exc:
+            self._load_error = str(exc)
+        except Exception as exc:  # reported to the client, never a crash of the session
+            self._load_error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._ready.set()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._ready.is_set() and self._app is not None:
+            try:
+                self._app.close()
+            except Exception:  # exiting anyway; a tool call may still hold the storage
+                pass
+
+    def handle_line(self, line: str) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+            return
+        for request in message if isinstance(message, list) else [message]:
+            self._dispatch(request)
+
+    def _dispatch(self, request: Any) -> None:
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            if isinstance(request, dict) and "id" in request and ("result" in request or "error" in request):
+                return  # a response to a request we never send
+            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}})
+            return
+        method, rid, params = request["method"], request.get("id"), request.get("params") or {}
+        if "id" not in request:
+            return  # notifications (initialized, cancelled...) need no answer
+        if method == "initialize":
+            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            self._result(rid, {
+                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1],
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "lcm", "version": __version__},
+                "instructions": INSTRUCTIONS,
+            })
+        elif method == "ping":
+            self._result(rid, {})
+        elif method in ("tools/list", "tools/call"):
+            self._pool.submit(self._tools, method, rid, params)
+        elif method in ("resources/list", "prompts/list"):
+            self._result(rid, {method.split("/")[0]: []})
+        else:
+            self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"unknown method {method}"}})
+
+    def _tools(self, method: str, rid: Any, params: Any) -> None:
+        self._ready.wait()
+        if self._app is None:
+            self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603,
+                                                               "message": f"lcm could not start: {self._load_error}"}})
+            return
+        capabilities = self._app.plugins.capabilities()
+        if method == "tools/list":
+            self._result(rid, {"tools": [
+                {"name": name, "description": c.description, "inputSchema": {"type": "object", **c.parameters}}
+                for name, c in sorted(capabilities.items())]})
+            return
+        name = params.get("name") if isinstance(params, dict) else None
+        capability = capabilities.get(name) if isinstance(name, str) else None
+        if capability is None:
+            self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"unknown tool {name!r}"}})
+            return
+        args = params.get("arguments") or {}
+        problem = check_arguments(capability.parameters, args)
+        if problem is not None:
+            self._result(rid, {"content": [{"type": "text", "text": f"invalid arguments: {problem}"}],
+                               "isError": True})
+            return
+        self._result(rid, {"content": [{"type": "text", "text": self._call(capability, args)}], "isError": False})
+
+    def _call(self, capability: Any, args: Mapping[str, Any]) -> str:
+        try:
+            result = capability.handler(self._app, {k: v for k, v in args.items() if v is not None})
         except LcmError as exc:
             return json.dumps({"error": str(exc), "code": str(getattr(exc, "code", None) or type(exc).__name__)})
         text = json.dumps(result, ensure_ascii=False, default=str)
@@ -64,24 +172,60 @@ def tool_function(app: App, capability: Capability) -> Any:
             text = json.dumps({"error": f"result too large ({len(text)} characters): lower limit or token_cap"})
         return text
 
-    call.__name__ = capability.name
-    call.__doc__ = capability.description
-    call.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
-    return call
+    def _result(self, rid: Any, result: Any) -> None:
+        self._send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def _send(self, message: Mapping[str, Any]) -> None:
+        data = json.dumps(message, ensure_ascii=False, default=str)
+        with self._write_lock:
+            try:
+                self._out.write(data + "\n")
+                self._out.flush()
+            except (BrokenPipeError, ValueError):  # the client went away
+                pass
 
 
-def build_server(app: App) -> MCPServer:
-    from mcp.server.mcpserver import MCPServer
+def serve(load: Any, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
+    """Serve until stdin closes (or SIGINT/SIGTERM), then exit without waiting for running tool calls."""
+    source = stdin or sys.stdin
+    server = Server(load, stdout or sys.stdout)
 
-    from . import __version__
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
 
-    server: MCPServer = MCPServer("lcm", instructions=INSTRUCTIONS, version=__version__)
-    for name, capability in sorted(app.plugins.capabilities().items()):
-        server.add_tool(tool_function(app, capability), name=name, description=capability.description,
-                        structured_output=False)
-    return server
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        for line in source:
+            if line.strip():
+                server.handle_line(line)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
 
 
-def serve(app: App) -> None:
-    """Serve over stdio until the client disconnects."""
-    build_server(app).run("stdio")
+def main(argv: Sequence[str]) -> int:
+    """``lcm [--project P] [--set K=V]... mcp``: parse only what the server needs, load the rest lazily."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="lcm")
+    parser.add_argument("--project")
+    parser.add_argument("-c", "--set", dest="overrides", action="append", default=[])
+    parser.add_argument("command", choices=["mcp"])
+    args = parser.parse_args(list(argv))
+
+    def load() -> App:
+        from pathlib import Path
+
+        from .app import App
+        from .config import load_config, parse_overrides
+        from .plugins import build_plugins
+
+        plugins = build_plugins()
+        config = load_config(project=Path(args.project) if args.project else None,
+                             overrides=parse_overrides(args.overrides))
+        return App(config, plugins)
+
+    serve(load)
+    sys.stdout.flush()
+    os._exit(0)  # worker threads may still be inside a tool call: they only read, so do not wait for them

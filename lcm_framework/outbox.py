@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LcmError
-from .sqlite_wal import enable_wal
+from .sqlite_files import open_private
 
 SCHEMA_VERSION = 1
 TRANSPORT_VERSION = 1
@@ -93,11 +93,7 @@ class Outbox:
         self.path = path
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not path.exists():
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-            os.chmod(path, 0o600)
-            self._db = sqlite3.connect(path, timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            enable_wal(self._db, timeout_s)
+            self._db = open_private(path, timeout_s)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
         except (OSError, sqlite3.Error) as exc:

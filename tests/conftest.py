@@ -15,6 +15,9 @@ SHARED = REPO.parent / "shared"
 TESTDATA = SHARED / "testdata"
 CLAUDE_SESSIONS = TESTDATA / "transcripts" / "claude-code"
 GITLEAKS_TOML = TESTDATA / "gitleaks" / "gitleaks.toml"
+# A Claude Code session the project itself holds (tool calls, thinking, a hook record, a fake secret).
+CLAUDE_SAMPLE_ID = "7c1f3a52-4b8e-4d2a-9e61-0a5b3c9d2f18"
+CLAUDE_SAMPLE = REPO / "formats/samples/claude/projects/-home-dev-orders-api" / f"{CLAUDE_SAMPLE_ID}.jsonl"
 
 OFFLINE_ENV = {
     "LITELLM_OFFLINE_MODE": "true",
@@ -35,6 +38,13 @@ def skip_or_fail(reason: str) -> None:
     if in_ci():
         pytest.fail(f"{reason} (CI must not skip this test)")
     pytest.skip(reason)
+
+
+def shared_testdata(path: Path) -> Path:
+    """``path`` under ../shared/testdata; skip (fail under CI) naming the folder when it is absent."""
+    if not path.exists():
+        skip_or_fail(f"needs {path} from the shared test data folder {TESTDATA}, which is absent here")
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -2,21 +2,41 @@
 
 Claude Code appends one JSON object per line to
 ``$CLAUDE_CONFIG_DIR/projects/<encoded-cwd>/<session-id>.jsonl`` (default
-``~/.claude/projects``). Main-thread ``user``, ``assistant`` and ``system``
-records become messages; sidechain (sub-agent) records, ``summary`` records
-and every other record type stay native-only records.
+``~/.claude/projects``). ``user``, ``assistant`` and ``system`` records become
+messages; ``summary`` records and every other record type stay native-only
+records. Sidechain (sub-agent) records are marked with their run
+(``MappedRecord.subagent``); sub-agent files (``<session>/subagents/agent-<id>.jsonl``
+and the older ``agent-<id>.jsonl`` beside the session) are runs of their own.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.inputs import FormatIdentity, NewMessage, Role
-from lcm_framework.transcripts.contracts import MappedRecord
-from lcm_framework.transcripts.format_helpers import estimate_tokens, parse_timestamp, string_fields
+from lcm_framework.storage.inputs import FormatIdentity, NewMessage, PartKind, Role
+from lcm_framework.transcripts.contracts import (
+    AGENT_SCAFFOLDING,
+    CLIENT_META,
+    COMPACT_SUMMARY,
+    LCM_CONTEXT,
+    MappedRecord,
+    PartView,
+    Spawn,
+    SpawnedBy,
+    SubagentRef,
+)
+from lcm_framework.transcripts.format_helpers import (
+    estimate_tokens,
+    is_lcm_context,
+    parse_timestamp,
+    prompt_sha256,
+    string_fields,
+)
 
 from .blocks import map_content
 from .structure import STRUCTURAL_SAMPLES
@@ -45,6 +65,19 @@ RECORD_FIELDS = {
     "isApiErrorMessage": "isApiErrorMessage",
 }
 MESSAGE_FIELDS = {"model": "model", "id": "messageId", "stop_reason": "stopReason"}
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+"""Tools whose call starts a sub-agent run (Claude Code renamed ``Task`` to ``Agent``)."""
+AGENT_FILE = re.compile(r"agent-(.+)\.jsonl")
+AGENT_IN_RESULT = re.compile(r"\bagentId: ([A-Za-z0-9_@.-]+)")
+"""How a ``Task``/``Agent`` result names its run (``agentId: a1b2c3d (for resuming ...)``)."""
+MAX_META_BYTES = 64 * 1024
+# User records Claude Code writes around a local command (/compact, /clear, !cmd...): echoes, not conversation.
+LOCAL_COMMAND_TAGS = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+# A slash command's own echo; it is conversation only when the user gave it arguments (their words).
+COMMAND_TAGS = ("<command-name>", "<command-message>")
+# ``attachment`` records Claude Code adds to the model's context: listings of agents, skills, MCP instructions.
+SCAFFOLDING_ATTACHMENTS = frozenset({"agent_listing_delta", "skill_listing", "mcp_instructions_delta"})
+_COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.DOTALL)
 
 
 def _str(value: Any) -> str | None:
@@ -57,6 +90,51 @@ def _is_tool_results(content: Any) -> bool:
         and bool(content)
         and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
     )
+
+
+def _first_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                return str(block["text"])
+    return ""
+
+
+def _attachment_kind(attachment: Any) -> str | None:
+    """Hook output (LCM's restored context among it) and the listings Claude Code injects; other attachments
+    (files the user mentioned...) are native records without a kind."""
+    kind = attachment.get("type") if isinstance(attachment, dict) else None
+    if not isinstance(kind, str):
+        return None
+    if kind.startswith("hook_"):
+        content = attachment.get("content")
+        texts = [t for t in (content if isinstance(content, list) else [content, attachment.get("stdout")])
+                 if isinstance(t, str)]
+        return LCM_CONTEXT if any(is_lcm_context(t) for t in texts) else CLIENT_META
+    return AGENT_SCAFFOLDING if kind in SCAFFOLDING_ATTACHMENTS else None
+
+
+def _meta_kind(record: dict[str, Any], message_obj: Any) -> str | None:
+    """Why a record that looks like a turn is not conversation (``None``: it is, or is no turn)."""
+    record_type = record.get("type")
+    if record_type == "system":
+        return CLIENT_META  # compact boundaries, local-command output, hook output, turn durations...
+    if record_type == "attachment":
+        return _attachment_kind(record.get("attachment"))
+    if record_type not in ("user", "assistant"):
+        return None
+    if record.get("isCompactSummary") is True:
+        return COMPACT_SUMMARY
+    text = _first_text(message_obj.get("content") if isinstance(message_obj, dict) else None).lstrip()
+    if text.startswith(LOCAL_COMMAND_TAGS):  # isMeta caveats among them; an isMeta expanded prompt is conversation
+        return CLIENT_META
+    if text.startswith(COMMAND_TAGS) and not _COMMAND_ARGS.search(text):
+        return CLIENT_META
+    if is_lcm_context(text):
+        return LCM_CONTEXT
+    return None
 
 
 class ClaudeCodeFormat:
@@ -96,18 +174,25 @@ class ClaudeCodeFormat:
         if isinstance(message_obj, dict):
             metadata.update(string_fields(message_obj, MESSAGE_FIELDS))
         timestamp = parse_timestamp(record.get("timestamp"))
+        subagent = None
+        if record.get("isSidechain") is True:
+            subagent = SubagentRef(_str(record.get("agentId")), _str(record.get("uuid")),
+                                   _str(record.get("parentUuid")))
+        kind = _meta_kind(record, message_obj)
         return MappedRecord(
             session_id=_str(record.get("sessionId")),
             cwd=_str(record.get("cwd")),
             timestamp=timestamp,
-            message=self._message(record, message_obj, timestamp),
+            message=None if kind else self._message(record, message_obj, timestamp),
             metadata=metadata,
+            subagent=subagent,
+            kind=kind,
         )
 
     def _message(self, record: dict[str, Any], message_obj: Any, timestamp: datetime | None) -> NewMessage | None:
         record_type = record.get("type")
         role = MESSAGE_ROLES.get(record_type) if isinstance(record_type, str) else None
-        if role is None or record.get("isSidechain") is True:
+        if role is None:
             return None
         if role is Role.SYSTEM:
             content: Any = record.get("content")
@@ -124,6 +209,55 @@ class ClaudeCodeFormat:
 
     def structural_samples(self) -> Sequence[Any]:
         return STRUCTURAL_SAMPLES
+
+    # --- sub-agents (``SubagentFormat``) -------------------------------------------
+
+    def source_subagent(self, path: Path) -> SpawnedBy | None:
+        """``agent-<id>.jsonl`` is the run ``<id>``; its type and call (``agentType``, ``toolUseId``) come from
+        ``agent-<id>.meta.json`` beside it when that exists."""
+        found = AGENT_FILE.fullmatch(path.name)
+        if found is None:
+            return None
+        meta = _meta(path.with_name(f"agent-{found.group(1)}.meta.json"))
+        return SpawnedBy("", found.group(1), _str(meta.get("agentType")), tool_call_id=_str(meta.get("toolUseId")))
+
+    def companions(self, path: Path) -> list[Path]:
+        """``<session>/subagents/**/agent-*.jsonl`` next to ``<session>.jsonl``, sorted."""
+        folder = path.with_suffix("") / "subagents"
+        if AGENT_FILE.fullmatch(path.name) or not folder.is_dir():
+            return []
+        return sorted(p for p in folder.rglob("agent-*.jsonl") if p.is_file())
+
+    def spawn(self, part: PartView) -> Spawn | None:
+        """A ``Task``/``Agent`` call (matched by its prompt) or a tool result naming ``agentId: <id>``."""
+        if part.tool_call_id is None or part.text is None:
+            return None
+        if part.kind is PartKind.TOOL_CALL and part.tool_name in SPAWN_TOOLS:
+            try:
+                arguments = json.loads(part.text)
+            except ValueError:
+                return None
+            prompt = arguments.get("prompt") if isinstance(arguments, dict) else None
+            if not isinstance(prompt, str):
+                return None
+            return Spawn(part.tool_call_id, prompt_sha256=prompt_sha256(prompt),
+                         agent_type=_str(arguments.get("subagent_type")))
+        if part.kind is PartKind.TOOL_RESULT:
+            named = AGENT_IN_RESULT.search(part.text)
+            if named is not None:
+                return Spawn(part.tool_call_id, agent_id=named.group(1))
+        return None
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    """A sub-agent's meta file (``{"agentType", "description", "toolUseId", "spawnDepth"}``); absent,
+    unreadable or odd: empty."""
+    try:
+        with path.open("rb") as handle:
+            data = json.loads(handle.read(MAX_META_BYTES))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 FORMAT = ClaudeCodeFormat()

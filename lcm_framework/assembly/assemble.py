@@ -1,7 +1,8 @@
-"""Context assembly: budgeted summaries plus the protected fresh tail.
+"""Context assembly: the protected fresh tail, older ranges at the finest DAG level the budget allows.
 
-Only context items are read (never the whole message history): the items
-list, then the summaries, messages and parts of the items that fit.
+Only what selection needs is read (never the whole message history): the
+context list, then the lineage of the summaries it refines, then the
+messages and parts of what is shown.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..compaction.plan import fresh_tail_start
-from ..storage.models import ContextItem, ContextItemKind, SummaryKind
+from ..storage.models import SummaryKind
 from .blocks import Turn, message_turns, sanitize_tool_pairs, turn_text
+from .select import Piece, Selection, select
 from .xml import summary_xml
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Message
+    from ..storage.models import Message, Summary
 
 LargeTextFilter = Callable[["Message", str], str]
 
@@ -54,15 +55,52 @@ class AssembledContext:
         }
 
 
-def select_items(items: list[ContextItem], budget: int, fresh_tail_count: int) -> tuple[int, int]:
-    """(first included index, fresh tail start): the tail always, then newest evictable items that fit."""
-    tail_start = fresh_tail_start(items, fresh_tail_count, lambda i: i.kind is ContextItemKind.MESSAGE)
-    remaining = budget - sum(i.token_count for i in items[tail_start:])
-    first = tail_start
-    while first > 0 and items[first - 1].token_count <= remaining:
-        remaining -= items[first - 1].token_count
-        first -= 1
-    return first, tail_start
+class _Dag:
+    """Reads a conversation's DAG on demand for ``select`` and keeps what it read for rendering."""
+
+    def __init__(self, storage: ProjectStorage) -> None:
+        self.storage = storage
+        self.summaries: dict[str, Summary] = {}
+        self.messages: dict[int, Message] = {}
+        self.parents: dict[str, list[str]] = {}
+
+    def load_summaries(self, ids: list[str]) -> None:
+        missing = [sid for sid in ids if sid not in self.summaries]
+        self.summaries.update((s.summary_id, s) for s in self.storage.summaries.get_summaries(missing))
+
+    def load_messages(self, ids: list[int]) -> None:
+        missing = [mid for mid in ids if mid not in self.messages]
+        self.messages.update((m.message_id, m) for m in self.storage.conversations.get_messages(missing))
+
+    def parent_ids(self, summary: Summary) -> list[str]:
+        if summary.kind is not SummaryKind.CONDENSED:
+            return []
+        if summary.summary_id not in self.parents:
+            self.parents[summary.summary_id] = self.storage.summaries.parent_ids(summary.summary_id)
+        return self.parents[summary.summary_id]
+
+    def sources(self, piece: Piece) -> list[Piece]:
+        assert piece.summary_id is not None
+        self.load_summaries([piece.summary_id])
+        summary = self.summaries.get(piece.summary_id)
+        if summary is None:
+            return []
+        if summary.kind is SummaryKind.CONDENSED:
+            ids = self.parent_ids(summary)
+            self.load_summaries(ids)
+            found = [self.summaries[sid] for sid in ids if sid in self.summaries]
+            return [Piece(None, s.summary_id, s.token_count) for s in found] if len(found) == len(ids) else []
+        message_ids = self.storage.summaries.source_message_ids(summary.summary_id)
+        self.load_messages(message_ids)
+        found_messages = [self.messages[mid] for mid in message_ids if mid in self.messages]
+        if len(found_messages) != len(message_ids):
+            return []
+        return [Piece(m.message_id, None, m.token_count) for m in found_messages]
+
+
+def select_pieces(storage: ProjectStorage, conversation_id: int, *, budget: int, fresh_tail_count: int) -> Selection:
+    """What ``assemble`` would show for ``budget``, without rendering it (the SessionStart restore uses it)."""
+    return select(storage.context.list_items(conversation_id), budget, fresh_tail_count, _Dag(storage).sources)
 
 
 def assemble(
@@ -73,36 +111,34 @@ def assemble(
     fresh_tail_count: int,
     text_filter: LargeTextFilter | None = None,
 ) -> AssembledContext:
-    """Build the model's message list for ``conversation_id`` within ``budget`` tokens."""
-    items = storage.context.list_items(conversation_id)
-    first, tail_start = select_items(items, budget, fresh_tail_count)
-    chosen = items[first:]
-    summary_ids = [i.summary_id for i in chosen if i.summary_id is not None]
-    message_ids = [i.message_id for i in chosen if i.message_id is not None]
-    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(summary_ids)}
-    messages = {m.message_id: m for m in storage.conversations.get_messages(message_ids)}
+    """Build the model's message list for ``conversation_id`` within ``budget`` tokens (``select``)."""
+    dag = _Dag(storage)
+    chosen = select(storage.context.list_items(conversation_id), budget, fresh_tail_count, dag.sources)
+    summary_ids = [p.summary_id for p in chosen.pieces if p.summary_id is not None]
+    message_ids = [p.message_id for p in chosen.pieces if p.message_id is not None]
+    dag.load_summaries(summary_ids)
+    dag.load_messages(message_ids)
     parts = storage.conversations.list_parts(message_ids) if message_ids else {}
     keep: LargeTextFilter = text_filter or (lambda _m, text: text)
 
     turns: list[Turn] = []
-    for item in chosen:
-        if item.summary_id is not None:
-            summary = summaries.get(item.summary_id)
-            if summary is None:
-                continue
-            parents = storage.summaries.parent_ids(summary.summary_id) if summary.kind is SummaryKind.CONDENSED else []
-            turns.append({"role": "user", "content": [{"type": "text", "text": summary_xml(summary, parents)}]})
-        elif item.message_id is not None and item.message_id in messages:
-            message = messages[item.message_id]
+    for piece in chosen.pieces:
+        if piece.summary_id is not None:
+            summary = dag.summaries.get(piece.summary_id)
+            if summary is not None:
+                xml = summary_xml(summary, dag.parent_ids(summary))
+                turns.append({"role": "user", "content": [{"type": "text", "text": xml}]})
+        elif piece.message_id is not None and piece.message_id in dag.messages:
+            message = dag.messages[piece.message_id]
             turns.extend(message_turns(message, parts.get(message.message_id, []), keep))
     return AssembledContext(
         conversation_id=conversation_id,
         budget=budget,
         messages=sanitize_tool_pairs(turns),
-        token_estimate=sum(i.token_count for i in chosen),
-        fresh_tail_tokens=sum(i.token_count for i in items[tail_start:]),
-        included_items=len(chosen),
-        dropped_items=first,
+        token_estimate=chosen.tokens,
+        fresh_tail_tokens=sum(p.tokens for p in chosen.pieces[chosen.tail_from:]),
+        included_items=len(chosen.pieces),
+        dropped_items=chosen.dropped_items,
         summary_ids=summary_ids,
         message_ids=message_ids,
     )

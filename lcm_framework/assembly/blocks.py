@@ -62,7 +62,11 @@ def message_turns(message: Message, parts: Sequence[MessagePart], text_filter: T
 
 
 def sanitize_tool_pairs(turns: list[Turn]) -> list[Turn]:
-    """Drop tool_results without an earlier tool_use and tool_uses never answered; drop empty turns."""
+    """Keep tool_use/tool_result blocks only in matched pairs; drop empty turns.
+
+    A tool_use never answered is dropped. A tool_result whose tool_use is not in the context (its call
+    sits in an older range shown as a summary) becomes a text block, so its output is not lost.
+    """
     used: set[str] = set()
     answered: set[str] = set()
     for turn in turns:
@@ -74,13 +78,17 @@ def sanitize_tool_pairs(turns: list[Turn]) -> list[Turn]:
     out: list[Turn] = []
     for turn in turns:
         kept = [
-            b for b in turn["content"]
-            if (b["type"] != "tool_use" or b["id"] in answered)
-            and (b["type"] != "tool_result" or b["tool_use_id"] in answered)
+            b if b["type"] != "tool_result" or b["tool_use_id"] in answered else _orphan_text(b)
+            for b in turn["content"]
+            if b["type"] != "tool_use" or b["id"] in answered
         ]
         if kept:
             out.append({**turn, "content": kept})
     return out
+
+
+def _orphan_text(block: Block) -> Block:
+    return {"type": "text", "text": f"[tool result of {block['tool_use_id'] or 'an earlier call'}]\n{block['content']}"}
 
 
 def turn_text(turn: Turn) -> str:

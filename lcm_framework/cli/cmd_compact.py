@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_json, positive
+from .recall_common import add_all_projects, add_json, positive
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -18,31 +19,54 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="show what would be summarized; change nothing")
     parser.add_argument(
         "--budget", type=positive, metavar="TOKENS",
-        help="compact until each context is under TOKENS (at most compaction.max_rounds sweeps)",
+        help="compact oldest first until each context is under TOKENS, then stop",
     )
+    add_all_projects(parser)
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
-    from ..recall import resolve_session
+    from ..memory.promote import after_compaction
+    from ..recall import SessionNotFoundError, project_scopes, resolve_session
 
     engine = CompactionEngine(app)
     notice = None if args.dry_run else getattr(engine.summarizer, "notice", None)
     if notice:
         print(notice, file=sys.stderr)
     mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
-    reports = []
-    with app.project() as storage:
-        if args.session:
-            conversations = resolve_session(storage, args.session)
-        else:
-            conversations = storage.conversations.list_conversations()
-        for conversation in conversations:
-            reports.append(engine.compact(storage, conversation.conversation_id, mode, budget=args.budget,
-                                          dry_run=args.dry_run))
+    by_project: list[tuple[str, list[Any]]] = []
+    promotions = []
+    started = datetime.now(UTC)
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:
+            try:
+                conversations = (resolve_session(storage, args.session) if args.session
+                                 else storage.conversations.list_conversations())
+            except SessionNotFoundError:
+                if not args.all_projects:
+                    raise
+                continue
+            by_project.append((storage.project_id, [
+                engine.compact(storage, c.conversation_id, mode, budget=args.budget, dry_run=args.dry_run)
+                for c in conversations]))
+            promoted = after_compaction(app, storage, by_project[-1][1], started)
+            if promoted is not None:
+                promotions.append(promoted)
+    if args.session and not by_project:
+        raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
+    reports = [r for _, rs in by_project for r in rs]
+    if engine.fallback_reason:
+        print(f"lcm: {engine.fallback_reason}", file=sys.stderr)
     if args.json:
-        print_json({"dry_run": args.dry_run, "conversations": reports})
+        if args.all_projects:
+            print_json({"dry_run": args.dry_run, "projects": [
+                {"project_id": pid, "conversations": rs} for pid, rs in by_project], "promotions": promotions})
+        else:
+            print_json({"dry_run": args.dry_run, "conversations": reports,
+                        "promotion": promotions[0] if promotions else None})
         return 0
     verb = "would create" if args.dry_run else "created"
     for report in reports:
@@ -61,7 +85,11 @@ def run(args: argparse.Namespace, app: App) -> int:
                 status += f"; {fallbacks} fell back to truncation"
         print(f"{report.session_id} (conversation {report.conversation_id}): {status}")
     total = sum(r.summaries_created for r in reports)
-    print(f"{len(reports)} conversation(s), {total} summaries {verb}")
+    projects = f" in {len(by_project)} project(s)" if args.all_projects else ""
+    print(f"{len(reports)} conversation(s){projects}, {total} summaries {verb}")
+    for promoted in promotions:
+        print(f"promoted: {len(promoted.created)} memories created, {len(promoted.reinforced)} reinforced"
+              + (f" ({'; '.join(promoted.failures)})" if promoted.failures else ""))
     return 0
 
 

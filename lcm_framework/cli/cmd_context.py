@@ -7,7 +7,7 @@ import argparse
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import positive
+from .recall_common import add_all_projects, positive
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,15 +17,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("json", "text"), default="text",
                         help="json: the message array; text: one text block (default)")
     parser.add_argument("--json", action="store_true", help="same as --format json")
+    add_all_projects(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..assembly import assemble_context
-    from ..recall import resolve_session
+    from ..recall import SessionNotFoundError, project_scopes, resolve_session
 
-    with app.project() as storage:
-        conversation = resolve_session(storage, args.session)[-1]
-        context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=args.budget)
+    context = None
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:  # the first project holding the session
+            try:
+                conversation = resolve_session(storage, args.session)[-1]
+            except SessionNotFoundError:
+                if not args.all_projects:
+                    raise
+                continue
+            context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=args.budget)
+            break
+    if context is None:
+        raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
     if args.json or args.format == "json":
         print_json({"session_id": conversation.session_id, **context.as_json()})
     else:
@@ -37,9 +48,10 @@ COMMAND = CommandSpec(
     name="context",
     help="show the context LCM would give the model for a session",
     description=(
-        "Context assembly: summaries (as <summary> XML) and raw messages in order; the fresh tail\n"
-        "(last compaction.fresh_tail_count raw messages) is always included, older items fill the\n"
-        "budget newest first. Large blocks appear as [Large file file_... - lcm describe file_...]."
+        "Context assembly over the summary DAG: the fresh tail (last compaction.fresh_tail_count raw\n"
+        "messages) always, the newest messages raw, older ranges at the finest level that fits the budget\n"
+        "(raw, then leaf, then condensed summaries as <summary> XML), in order. Large blocks appear as\n"
+        "[Large file file_... - lcm describe file_...] with an exploration of the file."
     ),
     configure=configure,
     run=run,

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         return 0
     from ..mcp_server import serve
 
-    serve(app)
+    serve(lambda: app)  # (``lcm mcp`` itself takes the fast path in cli/main.py)
     return 0
 
 

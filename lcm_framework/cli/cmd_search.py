@@ -7,12 +7,13 @@ import argparse
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_all_projects, add_json, one_line, positive, when
+from .recall_common import add_all_projects, add_json, add_no_subagents, one_line, origin, positive, when
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", metavar="QUERY", help="words to look for")
     parser.add_argument("--limit", type=positive, default=20, help="maximum results (default 20)")
+    add_no_subagents(parser)
     add_all_projects(parser)
     add_json(parser)
 
@@ -20,7 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import search_all
 
-    ranked = search_all(app, args.query, all_projects=args.all_projects, limit=args.limit)
+    ranked = search_all(app, args.query, all_projects=args.all_projects, limit=args.limit,
+                        include_subagents=not args.no_subagents)
     if args.json:
         print_json([_row(r) for r in ranked])
         return 0 if ranked else 1
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         covered = f"  (in {', '.join(r.covered_by)})" if r.covered_by else ""
         where = f" [{r.project_id[:8]}]" if args.all_projects else ""
         print(f"{r.rank:>3}. {r.hit.id}{where}  {when(r.hit.created_at)}  score {r.hit.score:.3g}{covered}")
-        print(f"     {one_line(r.hit.snippet)}")
+        print(f"     {one_line(r.hit.snippet)}{origin(r.hit)}")
     return 0
 
 

@@ -37,6 +37,15 @@ def run(args: argparse.Namespace, app: App) -> int:
         if outbox.get("last_error"):
             line += f" (last error: {outbox['last_error']})"
         print(line)
+    integrity = snap["integrity"]
+    if "error" in integrity:
+        print(f"integrity: not checked: {integrity['error']}")
+    elif integrity["ok"]:
+        print(f"integrity: {integrity['checked']} database(s) pass quick_check")
+    else:
+        for store in integrity["damaged"]:
+            print(f"integrity: {store['state'].upper()} {store['store']}: {store['detail']}"
+                  " (lcm doctor says how to recover)")
     return 0
 
 

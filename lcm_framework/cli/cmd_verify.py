@@ -3,29 +3,43 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_json
+from .recall_common import add_all_projects, add_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    add_all_projects(parser)
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import verify
+    from ..recall import project_scopes, verify
 
-    with app.project() as storage:
-        report = verify(storage)
+    with project_scopes(app, args.all_projects) as scopes:
+        reports = [verify(storage) for storage in scopes]
+    ok = all(r.ok for r in reports)
     if args.json:
-        print_json({"ok": report.ok, "project_id": report.project_id, "conversations": report.conversations})
-        return 0 if report.ok else 1
+        rows = [{"ok": r.ok, "project_id": r.project_id, "conversations": r.conversations} for r in reports]
+        print_json({"ok": ok, "projects": rows} if args.all_projects else rows[0])
+        return 0 if ok else 1
+    for report in reports:
+        if args.all_projects:
+            print(f"== project {report.project_id[:12]}")
+        _print_report(report)
+    print("verified: every message is reachable" if ok else "verify FAILED: see above")
+    return 0 if ok else 1
+
+
+def _print_report(report: Any) -> None:
     for check in report.conversations:
+        run = f"; sub-agent of {check.subagent_of}" if check.subagent_of else ""
         if check.ok:
             print(f"ok    {check.session_id} (conversation {check.conversation_id}): "
-                  f"{check.messages} messages reachable")
+                  f"{check.messages} messages reachable{run}")
             continue
         print(f"FAIL  {check.session_id} (conversation {check.conversation_id}): {check.reachable} of "
               f"{check.messages} messages reachable")
@@ -35,8 +49,8 @@ def run(args: argparse.Namespace, app: App) -> int:
             print("      reached more than once: " + " ".join(f"msg_{m}" for m in check.duplicated))
         if check.dangling:
             print("      missing summaries: " + " ".join(check.dangling))
-    print("verified: every message is reachable" if report.ok else "verify FAILED: see above")
-    return 0 if report.ok else 1
+        for problem in check.link_problems:
+            print(f"      sub-agent link: {problem}")
 
 
 COMMAND = CommandSpec(

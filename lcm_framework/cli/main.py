@@ -66,30 +66,24 @@ def build_parser(commands: Mapping[str, CommandSpec], only: str | None = None) -
     return parser
 
 
-def selected_command(argv: Sequence[str], commands: Mapping[str, CommandSpec]) -> str | None:
-    """The command named on the command line (aliases resolved): the first word after the global options."""
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first word after the global options."""
     tokens = iter(argv)
-    word = None
     for token in tokens:
         if token in _VALUED_GLOBALS:
             next(tokens, None)  # the option's value
         elif not token.startswith("-"):
-            word = token
-            break
+            return token
+    return None
+
+
+def selected_command(argv: Sequence[str], commands: Mapping[str, CommandSpec]) -> str | None:
+    """The command named on the command line (aliases resolved): the first word after the global options."""
+    word = _command_word(argv)
     for name, spec in commands.items():
         if word == name or word in spec.aliases:
             return name
     return None
-
-
-def _overrides(pairs: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise LcmError(f"--set expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,6 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..agent_hooks.runner import main as hook_main
 
         return hook_main(raw[1:])
+    if _command_word(raw) == "mcp" and not {"-h", "--help", "--list"} & set(raw):
+        # Agents wait for the MCP server at every session start: answer before loading plugins.
+        from ..mcp_server import main as mcp_main
+
+        return mcp_main(raw)
     from ..plugins import build_plugins
 
     try:
@@ -116,11 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from ..app import App
-    from ..config import load_config
+    from ..config import load_config, parse_overrides
 
     app: App | None = None
     try:
-        config = load_config(project=args.project, overrides=_overrides(args.overrides))
+        config = load_config(project=args.project, overrides=parse_overrides(args.overrides))
         app = App(config, plugins)
         return int(spec.run(args, app) or 0)
     except LcmError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import UTC, datetime
+from typing import Any
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -14,6 +15,19 @@ def add_all_projects(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all-projects", action="store_true", help="look in every project under $LCM_HOME, not only this one"
     )
+
+
+def add_no_subagents(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-subagents", action="store_true",
+                        help="leave out the conversations of sub-agent runs (Task/Agent calls)")
+
+
+def origin(hit: Any) -> str:
+    """`` (sub-agent of SESSION, call ID)`` for a hit in a sub-agent run's conversation, else empty."""
+    found = hit.subagent
+    if found is None:
+        return ""
+    return f"  (sub-agent of {found.parent_session_id}, call {found.tool_call_id or 'unknown'})"
 
 
 def positive(text: str) -> int:

@@ -18,9 +18,9 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..errors import LcmError, PluginError
+from ..errors import LcmError, PluginError, SummarizerUnavailableError
 from ..storage.models import NewSummary, SummaryKind
-from .escalation import LadderSettings, Outcome, summarize_with_escalation
+from .escalation import LadderSettings, Outcome, summarize_with_escalation, truncation
 from .ids import summary_id
 from .locking import CompactionBusy, LeaseKeeper, exclusive
 from .plan import ContextModel, Span
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..summarize.prompts import PromptRenderer
 
 EXCERPT_CHARS = 24_000
+OFFLINE_SUMMARIZER = "extractive"  # what a run falls back to when the configured summarizer is unavailable
 FLUSH_AFTER_SECONDS = 30.0
 
 
@@ -61,6 +62,8 @@ class CompactionEngine:
         self.settings = settings or CompactionSettings.from_config(app.config)
         self._summarizer = summarizer
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
+        self.fallback_reason: str | None = None
+        """Why the configured summarizer was replaced by the offline one for the rest of this engine's runs."""
 
     @cached_property
     def summarizer(self) -> Summarizer:
@@ -75,6 +78,14 @@ class CompactionEngine:
                 f"summarizer {self.app.summarizer_name!r} failed to start: {type(exc).__name__}: {exc}"
             ) from exc
 
+    def fall_back(self, exc: SummarizerUnavailableError) -> bool:
+        """Use the offline summarizer from now on (True), unless it is the one failing or is not installed."""
+        if self.summarizer.name == OFFLINE_SUMMARIZER or OFFLINE_SUMMARIZER not in self.app.plugins.summarizers():
+            return False
+        self.fallback_reason = f"{exc} - the offline {OFFLINE_SUMMARIZER} summarizer wrote the summaries instead"
+        self.summarizer = self.app.summarizer(OFFLINE_SUMMARIZER)
+        return True
+
     @cached_property
     def renderer(self) -> PromptRenderer:
         from ..summarize.prompts import PromptRenderer
@@ -84,13 +95,19 @@ class CompactionEngine:
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
         from ..largefiles import LargeFileStore
 
-        return LargeFileStore(
-            storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore
-        )
+        return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore)
 
     def explore(self, content: str, name: str | None) -> str:
-        """Exploration summary of a large file with the ``large_file`` prompt."""
+        """Exploration summary of a large file: a model's with the ``large_file`` prompt, else by kind.
+
+        The offline summarizer would only pick lines of an excerpt, so it is not asked: the deterministic
+        explorer (``lcm_framework.explore``) reads the whole file.
+        """
+        from ..explore import explore
         from ..summarize.contracts import Level, SummaryRequest
+
+        if self.summarizer.name == OFFLINE_SUMMARIZER:
+            return explore(content, name)
 
         excerpt = content[:EXCERPT_CHARS]
         variables = {
@@ -207,8 +224,10 @@ class _Run:
 
     def incremental(self) -> None:
         limits = self.settings.limits
-        if self.model.raw_tokens_outside_tail(limits.fresh_tail_count) > limits.chunk_tokens:
-            self.leaf_pass()
+        while self.model.raw_tokens_outside_tail(limits.fresh_tail_count) > limits.chunk_tokens:
+            result = self.leaf_pass()
+            if result is None or result.saved <= 0:
+                break
         max_depth = self.settings.incremental_max_depth
         if max_depth != 0:
             self._condense_all(None if max_depth < 0 else max_depth - 1)
@@ -220,13 +239,12 @@ class _Run:
         self._condense_all(None)
 
     def until_under(self, budget: int) -> None:
-        for _ in range(self.settings.max_rounds):
-            before = self.model.total_tokens
-            if before <= budget:
-                return
-            self.full_sweep()
-            if self.model.total_tokens >= before:
-                return
+        """Oldest-first passes (leaves, then condensation), stopping as soon as the context fits ``budget``."""
+        for passes in (self.leaf_pass, lambda: self.condense_pass(None)):
+            while self.model.total_tokens > budget:
+                result = passes()
+                if result is None or result.saved <= 0:
+                    break
 
     def _condense_all(self, max_source_depth: int | None) -> None:
         while (result := self.condense_pass(max_source_depth)) is not None:
@@ -303,7 +321,7 @@ class _Run:
         return [self.contents[sid] for sid in ids if sid in self.contents]
 
     def _model_facing(self, messages: list[Message]) -> tuple[list[str], tuple[str, ...]]:
-        """Message texts with large blocks replaced by file references (plus their explorations)."""
+        """Message texts with large blocks replaced by file references (each with its exploration)."""
         threshold = self.settings.large_file_token_threshold
         texts: list[str] = []
         file_ids: list[str] = []
@@ -314,7 +332,7 @@ class _Run:
             if self._files is None:
                 self._files = self.engine.file_store(self.storage)
             rewritten = self._files.rewrite(self.cid, message.message_id, message.content)
-            texts.append("\n".join([rewritten.text, *rewritten.explorations]))
+            texts.append(rewritten.text)
             file_ids.extend(rewritten.file_ids)
         return texts, tuple(dict.fromkeys(file_ids))
 
@@ -335,14 +353,18 @@ class _Run:
             self.report.note_pass(span.depth, "planned", ())
             return PassResult(sid, span.depth, before, tokens)
         started = time.perf_counter()
-        result = summarize_with_escalation(
-            self.engine.summarizer,
-            self.engine.renderer,
-            segment=segment,
-            previous_context=self._previous_context(span),
-            depth=span.depth,
-            settings=LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature),
-        )
+        previous = self._previous_context(span)
+        settings = LadderSettings(target, self.settings.truncate_tokens, self.settings.temperature)
+        while True:
+            try:
+                result = summarize_with_escalation(self.engine.summarizer, self.engine.renderer, segment=segment,
+                                                   previous_context=previous, depth=span.depth, settings=settings)
+                break
+            except SummarizerUnavailableError as exc:
+                if not self.engine.fall_back(exc):
+                    result = truncation(segment, settings, self.engine.summarizer, str(exc))
+                    break
+                self.report.fallback = self.engine.fallback_reason
         self.report.summarizer_seconds += time.perf_counter() - started
         assert self.keeper is not None
         self.keeper.renew_if_due()

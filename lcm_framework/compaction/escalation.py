@@ -1,8 +1,10 @@
 """Three-level escalation: normal prompt, aggressive prompt, deterministic truncation.
 
 A level is accepted only when its output is non-empty and has fewer tokens
-than the input. Any summarizer failure (``SummarizerError`` or any other
-exception) falls to the next level, so compaction always makes progress.
+than the input. A summarizer failure (``SummarizerError`` or any other
+exception) falls to the next level, so compaction always makes progress;
+only ``SummarizerUnavailableError`` (the service gave no answer at all) is
+raised to the engine, which switches to the offline summarizer.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from ..errors import SummarizerUnavailableError
 from ..summarize.contracts import Level, SummaryRequest
 
 if TYPE_CHECKING:
@@ -94,6 +97,8 @@ def summarize_with_escalation(
                 temperature=AGGRESSIVE_TEMPERATURE if aggressive else settings.temperature,
             )
             text = (summarizer.summarize(request) or "").strip()
+        except SummarizerUnavailableError:
+            raise
         except Exception as exc:  # a provider failure must never break compaction
             failures.append(f"{level.value}: {type(exc).__name__}: {exc}"[:300])
             continue
@@ -105,5 +110,11 @@ def summarize_with_escalation(
             failures.append(f"{level.value}: output ({output_tokens} tokens) not smaller than input ({input_tokens})")
             continue
         return LadderResult(text, outcome, input_tokens, output_tokens, tuple(failures))
+    return truncation(segment, settings, summarizer, *failures)
+
+
+def truncation(segment: str, settings: LadderSettings, summarizer: Summarizer, *failures: str) -> LadderResult:
+    """The last level: deterministic truncation of ``segment``."""
     text = truncate_text(segment, settings.truncate_tokens, summarizer.count_tokens)
-    return LadderResult(text, Outcome.TRUNCATED, input_tokens, summarizer.count_tokens(text), tuple(failures))
+    return LadderResult(text, Outcome.TRUNCATED, summarizer.count_tokens(segment), summarizer.count_tokens(text),
+                        tuple(f[:300] for f in failures))

@@ -27,7 +27,6 @@ class CompactionSettings:
     leaf_min_fanout: int = 8
     condensed_min_fanout: int = 4
     incremental_max_depth: int = 0
-    max_rounds: int = 10
     truncate_tokens: int = 512
     temperature: float = 0.2
     large_file_token_threshold: int = 25_000
@@ -46,7 +45,6 @@ class CompactionSettings:
             leaf_min_fanout=get("leaf_min_fanout"),
             condensed_min_fanout=get("condensed_min_fanout"),
             incremental_max_depth=get("incremental_max_depth"),
-            max_rounds=get("max_rounds"),
             truncate_tokens=get("truncate_tokens"),
             temperature=float(config.get("summarizer.temperature")),
             large_file_token_threshold=get("large_file_token_threshold"),
@@ -80,6 +78,8 @@ class CompactionReport:
     tokens_after: int = 0
     passes: int = 0
     failures: list[str] = field(default_factory=list)
+    fallback: str | None = None
+    """Set when the configured summarizer was unavailable and the offline one took over (with the reason)."""
     summarizer_seconds: float = 0.0
     storage_seconds: float = 0.0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,3 +155,14 @@ def _suggest(key: str) -> str:
 
     close = difflib.get_close_matches(key, list(SETTINGS), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """``-c KEY=VALUE`` flags as a mapping for ``load_config(overrides=...)``."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ConfigError(f"--set expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value
+    return out

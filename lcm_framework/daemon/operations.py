@@ -8,36 +8,50 @@ recall capabilities registered by plugins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import LcmError, NotFoundError, StorageUnavailableError
 from ..jsonable import to_jsonable
-from ..storage.models import ContextItemKind, Summary
+from .restore import restore
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..ingest import FileReport
     from ..storage.contracts import ProjectStorage
 
+__all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
+
 PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refused", "message_mismatch"})
-RECALL_POINTER = (
-    "LCM keeps every message of this project losslessly. To recover details behind a summary use the "
-    "MCP tools lcm_grep (search all stored messages and summaries), lcm_expand (expand a summary id to "
-    "its sources) and lcm_describe (inspect a summary or stored file), or `lcm grep` / `lcm expand ID`."
-)
 
 
-def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, Any]:
-    """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project.
+
+def ingest(app: App, path: Path, *, format_id: str | None = None, extra: Sequence[Path] = ()) -> dict[str, Any]:
+    """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project, then
+    its sub-agent files (``ingest_session``: those its format lists for it, and ``extra``).
 
     A failed file raises: ``IngestError`` for what a retry cannot fix (missing
     file, unknown format, mismatch), ``StorageUnavailableError`` otherwise so
-    the hook keeps the event in the outbox and the daemon retries it.
+    the hook keeps the event in the outbox and the daemon retries it. A sub-agent
+    file that cannot be fixed by a retry is reported in ``subagent_files`` only.
     """
-    from ..ingest import IngestError, ingest_file
+    from ..ingest import ingest_session
 
-    report = ingest_file(app, path, format_id=format_id, project=app.config.project_root)
+    report, *runs = ingest_session(app, path, format_id=format_id, project=app.config.project_root, extra=extra)
+    _checked(app, report)
+    for run in runs:
+        if run.error is not None and run.error.code not in PERMANENT_INGEST_ERRORS:
+            _checked(app, run)
+    result = dict(to_jsonable(report))
+    if runs:
+        result["subagent_files"] = to_jsonable(runs)
+    return result
+
+
+def _checked(app: App, report: FileReport) -> FileReport:
+    from ..ingest import IngestError
+
     if report.error is not None:
         if report.error.code in PERMANENT_INGEST_ERRORS:
             raise IngestError(report.error.message, code=report.error.code)
@@ -45,7 +59,7 @@ def ingest(app: App, path: Path, *, format_id: str | None = None) -> dict[str, A
             f"ingest failed, will be retried: {report.error.message}", backend=str(
                 app.config.get("storage.backend")), domain="ingest", code=report.error.code,
         )
-    return dict(to_jsonable(report))
+    return report
 
 
 def session_conversation(storage: ProjectStorage, session_id: str) -> int | None:
@@ -55,10 +69,15 @@ def session_conversation(storage: ProjectStorage, session_id: str) -> int | None
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
     """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
+    from ..memory.promote import after_compaction
 
     engine = CompactionEngine(app)
     results = []
+    reports = []
+    started = datetime.now(UTC)
     with app.project() as storage:
         if session_id is None:
             ids = [c.conversation_id for c in storage.conversations.list_conversations()]
@@ -71,8 +90,10 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
                 )
             ids = [found]
         for conversation_id in ids:
-            results.append(to_jsonable(engine.compact(storage, conversation_id, Mode(mode))))
-    return {"conversations": results}
+            reports.append(engine.compact(storage, conversation_id, Mode(mode)))
+            results.append(to_jsonable(reports[-1]))
+        promoted = after_compaction(app, storage, reports, started)
+    return {"conversations": results, "promotion": to_jsonable(promoted)}
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
@@ -90,77 +111,9 @@ def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens
     return {"session_id": session_id, **assembled.as_json()}
 
 
-def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int) -> dict[str, Any]:
-    """Recent summaries (ids included) to inject at session start, plus the recall-tool pointer.
-
-    The session's own in-context summaries come first; a new session gets the
-    newest summaries of the project's other conversations.
-    """
-    summaries = _session_summaries(storage, session_id) if session_id else []
-    if not summaries:
-        summaries = _recent_summaries(storage, exclude_session=session_id, limit=limit)
-    chosen: list[Summary] = []
-    used = 0
-    for summary in reversed(summaries[-limit:]):  # newest first until the budget is spent
-        cost = summary.token_count or max(1, len(summary.content) // 4)
-        if chosen and used + cost > max_tokens:
-            break
-        chosen.append(summary)
-        used += cost
-    chosen.reverse()
-    return {
-        "session_id": session_id,
-        "summaries": [_summary_head(s) for s in chosen],
-        "context": render_restore(chosen),
-        "tokens": used,
-    }
-
-
-def render_restore(summaries: list[Summary]) -> str:
-    if not summaries:
-        return ""
-    blocks = [
-        f'<summary id="{s.summary_id}" kind="{s.kind.value}" depth="{s.depth}"'
-        f' earliest_at="{_iso(s.earliest_at)}" latest_at="{_iso(s.latest_at)}">\n{s.content.strip()}\n</summary>'
-        for s in summaries
-    ]
-    return "\n".join(["# Restored context (LCM)", RECALL_POINTER, "", *blocks])
-
-
 def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
     """Run a registered recall capability (lcm_grep, lcm_search, lcm_describe, lcm_expand)."""
     found = app.plugins.capabilities().get(name)
     if found is None:
         raise LcmError(f"capability {name!r} is not registered (is the recall plugin installed?)")
     return to_jsonable(found.handler(app, args))
-
-
-def _context_summary_ids(storage: ProjectStorage, conversation_id: int) -> list[str]:
-    return [i.summary_id for i in storage.context.list_items(conversation_id)
-            if i.kind is ContextItemKind.SUMMARY and i.summary_id]
-
-
-def _session_summaries(storage: ProjectStorage, session_id: str) -> list[Summary]:
-    conversation_id = session_conversation(storage, session_id)
-    if conversation_id is None:
-        return []
-    return storage.summaries.get_summaries(_context_summary_ids(storage, conversation_id))
-
-
-def _recent_summaries(storage: ProjectStorage, *, exclude_session: str | None, limit: int) -> list[Summary]:
-    conversations = [c for c in storage.conversations.list_conversations() if c.session_id != exclude_session]
-    for conversation in reversed(conversations):  # newest conversation with summaries wins
-        ids = _context_summary_ids(storage, conversation.conversation_id)
-        if ids:
-            return storage.summaries.get_summaries(ids)[-limit:]
-    return []
-
-
-def _summary_head(s: Summary) -> dict[str, Any]:
-    return {"summary_id": s.summary_id, "depth": s.depth, "kind": s.kind.value, "token_count": s.token_count,
-            "earliest_at": _iso(s.earliest_at), "latest_at": _iso(s.latest_at)}
-
-
-def _iso(value: Any) -> str:
-    return value.isoformat() if value is not None else ""
-

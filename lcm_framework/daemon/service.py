@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,6 +25,7 @@ from . import operations
 if TYPE_CHECKING:
     from ..app import App
     from ..config import Config
+    from ..memory.scope import MemoryScope
     from ..plugins import Plugins
     from ..storage.contracts import ProjectStorage
 
@@ -55,6 +56,7 @@ class DaemonService:
         self.started_at = time.time()
         self._apps: dict[Path, App] = {}
         self._readers: dict[Path, ProjectStorage] = {}
+        self._user_wide: set[Path] = set()  # user-wide memory roots known to exist
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
@@ -135,11 +137,11 @@ class DaemonService:
     # --- operations ---------------------------------------------------------
 
     async def ingest(self, project: Path, path: Path, *, session_id: str | None, format_id: str | None,
-                     compact_mode: str | None, wait: bool) -> dict[str, Any]:
+                     compact_mode: str | None, wait: bool, extra: Sequence[Path] = ()) -> dict[str, Any]:
         app = self.app_for(project)
         key = session_id or str(path)
         async with self.lock(project, key):
-            report = await self.run(operations.ingest, app, path, format_id=format_id)
+            report = await self.run(operations.ingest, app, path, format_id=format_id, extra=extra)
         result: dict[str, Any] = {"ingest": report, "compaction": None}
         if compact_mode and session_id:
             if wait:
@@ -147,6 +149,8 @@ class DaemonService:
             else:
                 self.spawn(self._background_compact(project, session_id, compact_mode))
                 result["compaction"] = "scheduled"
+            for run in _runs_with_new_messages(report):  # each sub-agent run is compacted on its own
+                self.spawn(self._background_compact(project, run, compact_mode))
         return result
 
     async def compact(self, project: Path, session_id: str | None, *, mode: str) -> dict[str, Any]:
@@ -183,14 +187,59 @@ class DaemonService:
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
         if path is not None:
             if await self.run(path.exists):
+                agent = hook_transcript(payload, "agent_transcript_path")
+                extra = [agent] if agent is not None and await self.run(agent.exists) else []
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
-                                                compact_mode=compact_mode, wait=wait))
+                                                compact_mode=compact_mode, wait=wait, extra=extra))
             elif action != "restore":
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
-            result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
-                                                limit=12)
+            result["restore"] = await self.restored(project, session_id, source=_text(payload.get("source")),
+                                                    max_tokens=4000, limit=12)
         return result
+
+    async def restored(self, project: Path, session_id: str | None, *, source: str | None, max_tokens: int,
+                       limit: int) -> dict[str, Any]:
+        """The restored context of a session with the highest-confidence memories (``memory.restore_count``)
+        of the project and the user-wide scope; their surfacing is recorded."""
+        from ..memory.hints import session_memories
+        from ..memory.store import record_surfacing
+
+        app = self.app_for(project)
+        scope, user = await self.memory_scopes(project)
+        memories = await self.run(session_memories, scope, user, int(app.config.get("memory.restore_count")))
+        result = await self.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
+                                 source=source, memories=memories)
+        for target in (scope, user):
+            if target is not None:
+                refs = [m.id for m in memories if m.id.startswith(target.prefix)]
+                await self.run(record_surfacing, target.storage, refs, query=None)
+        return result
+
+    async def memory_scopes(self, project: Path) -> tuple[MemoryScope, MemoryScope | None]:
+        """The project's memory scope and the user-wide one (None until a user-wide memory was stored:
+        recall never creates that store)."""
+        from ..memory.scope import MemoryScope, user_wide_root
+
+        app = self.app_for(project)
+        root = user_wide_root(app)
+        if root.resolve() not in self._user_wide:
+            wanted = app.project_ref(root).project_id
+            if not any(r.project_id == wanted for r in await self.run(app.storage.list_projects)):
+                return MemoryScope(await self.reader(project), user_wide=False), None
+            self._user_wide.add(root.resolve())
+        return (MemoryScope(await self.reader(project), user_wide=False),
+                MemoryScope(await self.reader(root), user_wide=True))
+
+    async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
+        """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""
+        from ..memory.hints import for_prompt
+
+        app = self.app_for(project)
+        scope, user = await self.memory_scopes(project)
+        return await self.run(for_prompt, scope, user, prompt, session_id=session_id,
+                              min_score=float(app.config.get("memory.recall_min_score")),
+                              max_tokens=int(app.config.get("memory.recall_max_tokens")))
 
     # --- the outbox consumer -----------------------------------------------
 
@@ -282,6 +331,14 @@ class DaemonService:
         self._apps.clear()
 
 
+def _runs_with_new_messages(report: Mapping[str, Any]) -> list[str]:
+    """Session ids of the sub-agent runs an ingest gave new messages: its sub-agent files' and the runs
+    kept in the session file itself."""
+    found = [r["session_id"] for r in report.get("subagent_files", []) if r.get("messages") and r.get("session_id")]
+    found += [sid for sid, (_cid, new) in (report.get("runs") or {}).items() if new]
+    return list(dict.fromkeys(found))
+
+
 def _capture(home: Path, event: str, payload: Mapping[str, Any]) -> OutboxEvent:
     with Outbox(outbox_path(home)) as box:
         return box.capture(event, payload)
@@ -299,14 +356,16 @@ def hook_project(payload: Mapping[str, Any]) -> Path:
     return find_project_root(Path(cwd))
 
 
-def hook_transcript(payload: Mapping[str, Any]) -> Path | None:
-    """The transcript path of a hook event (must be absolute), or ``None`` when it names none."""
-    given = _text(payload.get("transcript_path"))
+def hook_transcript(payload: Mapping[str, Any], field: str = "transcript_path") -> Path | None:
+    """The transcript path of a hook event (must be absolute), or ``None`` when it names none.
+
+    ``agent_transcript_path`` is the sub-agent's own transcript a SubagentStop event names."""
+    given = _text(payload.get(field))
     if given is None:
         return None
     path = Path(given)
     if not path.is_absolute():
-        raise DataValidationError("transcript_path must be absolute", backend="daemon", domain="hooks")
+        raise DataValidationError(f"{field} must be absolute", backend="daemon", domain="hooks")
     return path
 
 

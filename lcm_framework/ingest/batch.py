@@ -1,10 +1,12 @@
 """One destination batch: messages, context, native records, redaction counts and the checkpoint,
 written in a single storage transaction.
 
-Messages take ``seq`` = their index within the session. A message already
+Messages take ``seq`` = their index within their conversation: the file's own
+(``BatchTarget.main``) or a sub-agent run's (``Accepted.run``). A message already
 stored at that position must have exactly the same role and content, or the
 batch fails closed (nothing is written, the checkpoint does not move). Native
-records link to the exact message they produced. The checkpoint advances by
+records link to the exact message they produced. Sub-agent runs are linked to
+the call that started them (``links``). The checkpoint advances by
 compare-and-swap on the complete prior checkpoint (revision included).
 """
 
@@ -20,6 +22,8 @@ from ..storage.contracts import Repositories
 from ..storage.models import Checkpoint, FormatIdentity, Message, NativeRecordInput, NewMessage
 from ..transcripts.reader import MAX_LINK_SOURCE_ORDINAL
 from .errors import IngestError, MessageMismatchError
+from .links import SpawnOf, link_spawns, record_run
+from .runs import Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,8 @@ class Accepted:
     ingest_key: str
     redactions: Mapping[str, int]
     message: NewMessage | None
+    run: str | None = None
+    """The sidechain run the message belongs to (``None``: the file's own conversation)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,9 @@ class BatchTarget:
     expected: Checkpoint | None
     checkpoint: Callable[[int, int, int | None], Checkpoint]
     conversation_id: int | None
+    main: Run
+    run_of: Callable[[str], Run]
+    spawn_of: SpawnOf | None = None
 
 
 @dataclass
@@ -67,6 +76,8 @@ class BatchOutcome:
     conversation_id: int | None = None
     checkpoint: Checkpoint | None = None
     redactions: Counter[str] = field(default_factory=Counter)
+    runs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Sidechain runs written: session id -> (conversation id, new messages)."""
 
 
 class StaleKeySet(Exception):
@@ -119,19 +130,37 @@ def _store_messages(
     repos: Repositories, records: Sequence[Accepted], target: BatchTarget, outcome: BatchOutcome
 ) -> dict[int, int]:
     """Insert the batch's missing messages, verify the present ones; ``{ordinal: message_id}``."""
-    wanted = [(rec.ordinal, rec.message) for rec in records if rec.message is not None]
-    if not wanted:
-        return {}
-    for ordinal, _msg in wanted:
-        if ordinal > MAX_LINK_SOURCE_ORDINAL:
-            raise IngestError("source ordinal too large to link a message", locator=target.locator,
-                              code="ordinal_out_of_range")
+    groups: dict[str | None, list[tuple[int, NewMessage]]] = {}
+    for rec in records:
+        if rec.message is not None:
+            if rec.ordinal > MAX_LINK_SOURCE_ORDINAL:
+                raise IngestError("source ordinal too large to link a message", locator=target.locator,
+                                  code="ordinal_out_of_range")
+            groups.setdefault(rec.run, []).append((rec.ordinal, rec.message))
+    ids: dict[int, int] = {}
+    for key, wanted in groups.items():
+        run = target.main if key is None else target.run_of(key)
+        conv_id = outcome.conversation_id if key is None else None
+        if conv_id is None or repos.conversations.get_conversation(conv_id) is None:
+            conv_id = repos.conversations.get_or_create_conversation(run.session_id).conversation_id
+        by_seq, new = _store_run(repos, conv_id, [msg for _o, msg in wanted], target.locator)
+        if key is None:
+            outcome.conversation_id = conv_id
+        else:
+            outcome.runs[run.session_id] = (conv_id, new)
+        outcome.new_messages += new
+        ids.update((ordinal, by_seq[msg.seq]) for ordinal, msg in wanted if msg.seq is not None)
+        record_run(repos, conv_id, run, [msg for _o, msg in wanted], target.spawn_of)
+        link_spawns(repos, run.session_id, conv_id, [(by_seq[m.seq], m) for _o, m in wanted if m.seq is not None],
+                    target.spawn_of)
+    return ids
+
+
+def _store_run(repos: Repositories, conv_id: int, wanted: Sequence[NewMessage], locator: str
+               ) -> tuple[dict[int, int], int]:
+    """One conversation's messages of the batch: ``({seq: message_id}, how many were new)``."""
     conversations = repos.conversations
-    conv_id = outcome.conversation_id
-    if conv_id is None or conversations.get_conversation(conv_id) is None:
-        conv_id = conversations.get_or_create_conversation(target.session_id).conversation_id
-    outcome.conversation_id = conv_id
-    first_seq = wanted[0][1].seq
+    first_seq = wanted[0].seq
     assert first_seq is not None
     present = {
         m.seq: m
@@ -141,23 +170,20 @@ def _store_messages(
     }
     missing: list[NewMessage] = []
     by_seq: dict[int, int] = {}
-    for _ordinal, msg in wanted:
-        assert msg is not None and msg.seq is not None
+    for msg in wanted:
+        assert msg.seq is not None
         stored = present.get(msg.seq)
         if stored is None:
             missing.append(msg)
         elif not _same(stored, msg):
-            raise MessageMismatchError(
-                f"stored message at seq {msg.seq} differs from the transcript", locator=target.locator
-            )
+            raise MessageMismatchError(f"stored message at seq {msg.seq} differs from the transcript", locator=locator)
         else:
             by_seq[msg.seq] = stored.message_id
     if missing:
         inserted = conversations.insert_messages(conv_id, missing)
         repos.context.append_messages(conv_id, [m.message_id for m in inserted])
         by_seq.update((m.seq, m.message_id) for m in inserted)
-        outcome.new_messages = len(inserted)
-    return {ordinal: by_seq[msg.seq] for ordinal, msg in wanted if msg is not None and msg.seq is not None}
+    return by_seq, len(missing)
 
 
 def _same(stored: Message, msg: NewMessage) -> bool:

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError, LcmError, StorageError
 from ..storage.contracts import ProjectStorage, Repositories
 from ..storage.models import Checkpoint, ProjectRef
-from ..transcripts.contracts import MappedRecord, TranscriptFormat
+from ..transcripts.contracts import MappedRecord, SpawnedBy, SubagentFormat, TranscriptFormat
 from ..transcripts.reader import ParsedRecord, RejectedRecord, read_records
 from .batch import Accepted, BatchOutcome, BatchTarget, Quarantined, StaleKeySet, with_seq, write_batch
 from .context import RunContext
 from .discovery import SourceSpec
 from .errors import CheckpointConflictError, IngestError, SourceChangedError, UnknownFormatError
 from .report import FileError, FileReport, ProgressEvent
+from .runs import Run, Runs, file_run
 from .source import CHUNK, BoundSource
 from .state import CheckpointState, Counters, IngestKeys, key_version, resumable_counters, source_key
 
@@ -139,12 +140,14 @@ class _FileImport:
             raise UnknownFormatError("not a transcript of a registered format", locator=self.src.locator)
         return self.ctx.formats[found]
 
-    def _identity(self, fmt: TranscriptFormat, scrubber: Scrubber) -> tuple[str, str | None]:
-        """The session id and working directory the first records state (scrubbed, as stored)."""
+    def _identity(self, fmt: TranscriptFormat, scrubber: Scrubber) -> tuple[str, str | None, SpawnedBy | None]:
+        """The session id, working directory and sub-agent run (if the file is one) that the first records
+        or the file's location state (scrubbed, as stored)."""
         from ..scrub import ScrubRejected
 
         session_id: str | None = None
         cwd: str | None = None
+        spawned_by = fmt.source_subagent(self.src.path) if isinstance(fmt, SubagentFormat) else None
         for n, rec in enumerate(self._records(head=True)):
             if n >= IDENTITY_SCAN_RECORDS or (session_id and cwd):
                 break
@@ -156,7 +159,8 @@ class _FileImport:
                 continue
             session_id = session_id or mapped.session_id
             cwd = cwd or mapped.cwd
-        return session_id or Path(self.src.locator).stem, cwd
+            spawned_by = spawned_by or mapped.spawned_by
+        return session_id or Path(self.src.locator).stem, cwd, spawned_by
 
     def _map(self, fmt: TranscriptFormat, value: Any) -> MappedRecord:
         try:
@@ -184,9 +188,12 @@ class _FileImport:
             report.status = "skipped"
             return
         self.fmt = fmt
-        session_id, cwd = self._identity(fmt, ctx.scrubber(ctx.app.config.project_root))
+        session_id, cwd, spawned_by = self._identity(fmt, ctx.scrubber(ctx.app.config.project_root))
         ref: ProjectRef = ctx.project_ref(self._project_root(cwd))
-        report.project_root, report.project_id, report.session_id = ref.root, ref.project_id, session_id
+        self.main: Run = file_run(session_id, spawned_by)
+        self.runs = Runs(session_id, whole_file_is_a_run=spawned_by is not None)
+        self.spawn_of = fmt.spawn if isinstance(fmt, SubagentFormat) else None
+        report.project_root, report.project_id, report.session_id = ref.root, ref.project_id, self.main.session_id
         self.ref, self.session_id = ref, session_id
         self.storage: ProjectStorage | None = ctx.storage(ref)
         self.scrubber = ctx.scrubber(Path(ref.root))
@@ -239,7 +246,8 @@ class _FileImport:
         self.saved = saved
         self.resumed = True
         cached = self.ctx.cache.get(self.ref.project_id, cp)
-        if cached is not None and (cached.next_seq, cached.next_ordinal) == (saved.next_seq, saved.next_ordinal):
+        if cached is not None and (cached.next_seq, cached.next_ordinal, cached.runs) == (
+                saved.next_seq, saved.next_ordinal, saved.runs):
             return cached, offset, saved.next_ordinal, -1
         return Counters(), 0, 0, offset
 
@@ -292,8 +300,8 @@ class _FileImport:
         self.counters.next_ordinal = rec.ordinal + 1
 
     def _end_replay(self) -> None:
-        saved = self.saved
-        if (self.counters.next_seq, self.counters.next_ordinal) != (saved.next_seq, saved.next_ordinal):
+        saved, now = self.saved, self.counters
+        if (now.next_seq, now.next_ordinal, now.runs) != (saved.next_seq, saved.next_ordinal, saved.runs):
             raise _Rescan
 
     def _process(self, rec: ParsedRecord | RejectedRecord) -> Item:
@@ -308,19 +316,25 @@ class _FileImport:
             return Quarantined(rec.ordinal, rec.end, getattr(reason, "value", str(reason)), rec.raw_sha256)
         mapped = self._map(self.fmt, scrubbed.value)
         message = None
+        run = self.runs.key(mapped, counters)
         if mapped.message is not None:
-            message = with_seq(mapped.message, counters.next_seq)
-            counters.next_seq += 1
+            if run is None:
+                message = with_seq(mapped.message, counters.next_seq)
+                counters.next_seq += 1
+            else:
+                seq = counters.runs.get(run, 0)
+                message = with_seq(mapped.message, seq)
+                counters.runs[run] = seq + 1
         key = self.keys.key(scrubbed.sha256, counters.occurrence(scrubbed.sha256))
         return Accepted(rec.ordinal, rec.end, scrubbed.canonical_json, scrubbed.sha256, key,
-                        scrubbed.redactions, message)
+                        scrubbed.redactions, message, run)
 
     # --- batches -----------------------------------------------------------------
 
-    def _flush(self, batch: list[Item], position: tuple[int, int, bool]) -> None:
+    def _flush(self, batch: list[Item], position: tuple[int, int, bool, dict[str, int]]) -> None:
         """Write one batch: quarantine rows, then the destination transaction.
 
-        ``position`` is ``(next_seq, next_ordinal, open_tail)`` after the batch's last record.
+        ``position`` is ``(next_seq, next_ordinal, open_tail, runs)`` after the batch's last record.
         """
         src, ctx = self.src, self.ctx
         accepted = [i for i in batch if isinstance(i, Accepted)]
@@ -342,13 +356,14 @@ class _FileImport:
         self._count(batch, accepted, quarantined, outcome)
 
     def _commit(self, accepted: list[Accepted], quarantined: list[Quarantined], end: int,
-                last_ordinal: int, position: tuple[int, int, bool]) -> BatchOutcome:
+                last_ordinal: int, position: tuple[int, int, bool, dict[str, int]]) -> BatchOutcome:
         assert self.storage is not None
         expected = self.expected
         base = self.base
         prefix = self.hasher.copy().hexdigest()
+        next_seq, next_ordinal, open_tail, runs = position
         state = CheckpointState(self.session_id, self.fmt.identity, self.src.identity, self.conversation_id,
-                                *position, key_version=self.keys.version)
+                                next_seq, next_ordinal, open_tail, key_version=self.keys.version, runs=runs)
 
         def checkpoint(inserted: int, skipped: int, conversation_id: int | None) -> Checkpoint:
             return Checkpoint(
@@ -366,7 +381,8 @@ class _FileImport:
 
         while True:
             target = BatchTarget(self.key, self.src.locator, self.session_id, self.fmt.identity,
-                                 self.scrubber.version, expected, checkpoint, self.conversation_id)
+                                 self.scrubber.version, expected, checkpoint, self.conversation_id, self.main,
+                                 self.runs.run, self.spawn_of)
             try:
                 outcome = _transaction(self.storage, lambda repos, t=target: write_batch(
                     repos, accepted, t, self.stored_keys))
@@ -403,6 +419,8 @@ class _FileImport:
             report.messages += outcome.new_messages
             report.redactions.update(outcome.redactions)
             report.conversation_id = outcome.conversation_id or report.conversation_id
+            for session_id, (conversation_id, new) in outcome.runs.items():
+                report.runs[session_id] = (conversation_id, report.runs.get(session_id, (0, 0))[1] + new)
         report.bytes_read = self.hashed_upto
         progress = self.ctx.options.progress
         if progress is not None:

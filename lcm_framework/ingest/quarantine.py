@@ -15,7 +15,6 @@ This is, with the SQLite storage backend, the only module that talks to
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import sqlite3
 import threading
@@ -25,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..paths import ensure_private_dir, lcm_home
+from ..sqlite_files import open_private
 from .errors import QuarantineStoreError
 
 SCHEMA_VERSION = 1
@@ -62,10 +62,13 @@ class QuarantineEntry:
     quarantined_at: datetime
 
 
+def quarantine_root(home: Path | None = None) -> Path:
+    return (home if home is not None else lcm_home()) / "transcript-quarantine"
+
+
 def quarantine_path(project_id: str, client_name: str, home: Path | None = None) -> Path:
-    base = home if home is not None else lcm_home()
     digest = lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest()  # noqa: E731
-    return base / "transcript-quarantine" / digest(project_id) / f"{digest(client_name)}.db"
+    return quarantine_root(home) / digest(project_id) / f"{digest(client_name)}.db"
 
 
 def _normalize(sql: str) -> str:
@@ -84,10 +87,7 @@ class QuarantineStore:
         ensure_private_dir(self.path.parent.parent)
         ensure_private_dir(self.path.parent)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            os.close(fd)
-            os.chmod(self.path, 0o600)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db = open_private(self.path, 30, wal=False)
         except (OSError, sqlite3.Error) as exc:
             raise QuarantineStoreError(f"cannot open the quarantine store ({type(exc).__name__})") from None
         try:

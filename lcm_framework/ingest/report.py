@@ -56,17 +56,27 @@ class FileReport:
     quarantined: Counter[str] = field(default_factory=Counter)
     redactions: Counter[str] = field(default_factory=Counter)
     error: FileError | None = None
+    runs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Sub-agent runs kept in this file (sidechains): session id -> (conversation id, new messages)."""
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
     def conversation(self) -> ConversationTouched | None:
+        """The file's own conversation (its messages: those of no sidechain run)."""
         if self.session_id is None or self.project_root is None or self.project_id is None:
             return None
-        return ConversationTouched(
-            self.project_root, self.project_id, self.session_id, self.conversation_id, self.messages
-        )
+        return ConversationTouched(self.project_root, self.project_id, self.session_id, self.conversation_id,
+                                   self.messages - sum(new for _cid, new in self.runs.values()))
+
+    def touched(self) -> list[ConversationTouched]:
+        """The file's own conversation, then its sidechain runs'."""
+        own = self.conversation()
+        if own is None:
+            return []
+        return [own, *(ConversationTouched(own.project_root, own.project_id, sid, cid, new)
+                       for sid, (cid, new) in self.runs.items())]
 
 
 @dataclass
@@ -123,16 +133,17 @@ class ImportReport:
 
     @property
     def conversations(self) -> list[ConversationTouched]:
-        """Each conversation once, its new messages summed over its files. A file without one (a Claude
-        sub-agent transcript keeps native records only, under its parent's session id) adds none."""
+        """Each conversation once (sub-agent runs included), its new messages summed over its files. A file
+        whose records hold no message outside its sidechains adds none of its own."""
         merged: dict[tuple[str, str, int | None], ConversationTouched] = {}
         for report in self.file_reports:
-            found = report.conversation() if report.status != "skipped" else None
-            if found is None or (found.conversation_id is None and not found.new_messages):
-                continue
-            key = (found.project_id, found.session_id, found.conversation_id)
-            seen = merged.get(key)
-            merged[key] = found if seen is None else replace(seen, new_messages=seen.new_messages + found.new_messages)
+            for found in report.touched() if report.status != "skipped" else []:
+                if found.conversation_id is None and not found.new_messages:
+                    continue
+                key = (found.project_id, found.session_id, found.conversation_id)
+                seen = merged.get(key)
+                merged[key] = found if seen is None else replace(
+                    seen, new_messages=seen.new_messages + found.new_messages)
         return list(merged.values())
 
     def summary(self) -> dict[str, object]:
@@ -150,6 +161,12 @@ class ImportReport:
             "quarantined": self.quarantined,
             "redactions": self.redactions,
             "errors": [{"path": path, "code": e.code, "message": e.message} for path, e in self.errors],
+            "file_list": [
+                {"path": f.path, "status": f.status, "format": f.format_id, "session_id": f.session_id,
+                 "records": f.records, "stored": f.stored, "skipped": f.skipped, "messages": f.messages,
+                 "quarantined": sum(f.quarantined.values()), "error": f.error.code if f.error else None}
+                for f in self.file_reports
+            ],
             "conversations": [
                 {
                     "project_root": c.project_root,

@@ -1,9 +1,11 @@
 """Checkpoint payload, ingest keys and the per-source counters a resume rebuilds.
 
-``state_json`` (payload version 2) binds the exact native session id and
+``state_json`` (payload version 3) binds the exact native session id and
 format identity, the bound source metadata, and the counters needed to go on
-after the checkpoint: the next message ``seq``, the next physical ordinal and
-whether the last consumed line still lacked its newline. Identical-content
+after the checkpoint: the next message ``seq`` (of the file's own conversation and of
+each sub-agent run kept in the file), the next physical ordinal and
+whether the last consumed line still lacked its newline. (Version 2 had no
+sub-agent runs: such a checkpoint is rescanned once, which creates them.) Identical-content
 occurrence numbers are rebuilt by replaying the verified prefix (or taken from
 an in-process cache keyed by the exact checkpoint revision and digest).
 """
@@ -20,7 +22,7 @@ from typing import Any
 from ..storage.models import Checkpoint, FormatIdentity
 from .source import Digest, SourceIdentity
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
@@ -85,10 +87,18 @@ class Counters:
     next_seq: int = 0
     next_ordinal: int = 0
     open_tail: bool = False
+    runs: dict[str, int] = field(default_factory=dict)
+    """Next ``seq`` of each sub-agent run kept in the file, by run key."""
+    roots: dict[str, str] = field(default_factory=dict)
+    """Run key of each sidechain record id seen (how a chain's later records find their run)."""
 
-    def snapshot(self) -> tuple[int, int, bool]:
-        """``(next_seq, next_ordinal, open_tail)``: what a checkpoint records."""
-        return (self.next_seq, self.next_ordinal, self.open_tail)
+    def copy(self) -> Counters:
+        return Counters(dict(self.occurrences), self.next_seq, self.next_ordinal, self.open_tail, dict(self.runs),
+                        dict(self.roots))
+
+    def snapshot(self) -> tuple[int, int, bool, dict[str, int]]:
+        """``(next_seq, next_ordinal, open_tail, runs)``: what a checkpoint records."""
+        return (self.next_seq, self.next_ordinal, self.open_tail, dict(self.runs))
 
     def occurrence(self, digest: str) -> int:
         n = self.occurrences.get(digest, 0)
@@ -106,6 +116,7 @@ class CheckpointState:
     next_ordinal: int
     open_tail: bool
     key_version: int = KEY_VERSION
+    runs: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
         src = self.source.as_dict()
@@ -126,6 +137,7 @@ class CheckpointState:
                 "next_ordinal": self.next_ordinal,
                 "open_tail": self.open_tail,
                 "key_version": self.key_version,
+                "runs": self.runs,
             },
             sort_keys=True,
             separators=(",", ":"),
@@ -155,10 +167,14 @@ def resumable_counters(
             or FormatIdentity(ident["client_name"], ident["format_name"], ident["format_version"]) != fmt
         ):
             return None
+        runs = data.get("runs", {})
+        if not isinstance(runs, dict):
+            return None
         return Counters(
             next_seq=_int(data, "next_seq"),
             next_ordinal=_int(data, "next_ordinal"),
             open_tail=data["open_tail"] is True,
+            runs={str(key): _int(runs, key) for key in runs},
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -186,8 +202,7 @@ class ReplayCache:
             if entry is None or entry[0] != self._fence(cp):
                 return None
             self._entries.move_to_end((project_id, cp.source_key))
-            counters = entry[1]
-            return Counters(dict(counters.occurrences), counters.next_seq, counters.next_ordinal, counters.open_tail)
+            return entry[1].copy()
 
     def put(self, project_id: str, cp: Checkpoint, counters: Counters) -> None:
         with self._lock:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import LcmError
-from . import jsonfile, tomlblock
+from . import codex_trust, jsonfile, tomlkeys
 from .changes import FileChange, read_text
 from .command import command_line, lcm_argv
 
 AGENTS = ("claude", "codex")
 # event -> timeout in seconds (Codex caps SessionEnd at 3 s).
-CLAUDE_EVENTS = {"SessionStart": 10, "Stop": 5, "PreCompact": 10, "SessionEnd": 5}
-CODEX_EVENTS = {"SessionStart": 10, "Stop": 5, "PreCompact": 10, "SessionEnd": 3}
+# SubagentStop: a Task/Agent sub-agent finished; its transcript (subagents/agent-<id>.jsonl) is imported.
+# Codex has no such event: a sub-agent's rollout is a session of its own.
+CLAUDE_EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "SubagentStop": 5, "PreCompact": 10,
+                 "SessionEnd": 5}
+CODEX_EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "PreCompact": 10, "SessionEnd": 3}
+MCP_TABLE = ("mcp_servers", "lcm")
 
 
 def claude_dir(env: Mapping[str, str]) -> Path:
@@ -29,8 +32,9 @@ def claude_state_file(env: Mapping[str, str]) -> Path:
 
 
 def codex_dir(env: Mapping[str, str]) -> Path:
+    """``$CODEX_HOME`` canonicalized as Codex does (its hook trust keys hold this path), else ``~/.codex``."""
     given = env.get("CODEX_HOME")
-    return Path(given).expanduser() if given else _home(env) / ".codex"
+    return Path(given).expanduser().resolve() if given else _home(env) / ".codex"
 
 
 def _home(env: Mapping[str, str]) -> Path:
@@ -76,10 +80,13 @@ def claude_changes(env: Mapping[str, str], *, install: bool) -> list[FileChange]
 
 
 def codex_changes(env: Mapping[str, str], *, install: bool) -> list[FileChange]:
+    """Hooks go to ``hooks.json``; ``config.toml`` gets ``[mcp_servers.lcm]`` and the trust state of those
+    hooks (Codex runs no untrusted hook). LCM's TOML keys are single keys, never a marked range."""
     root = codex_dir(env)
     hooks_path = root / "hooks.json"
     hooks_before = read_text(hooks_path)
     data = jsonfile.load(hooks_before, str(hooks_path))
+    trusted_before = codex_trust.lcm_hooks(hooks_path, data)
     if install:
         jsonfile.add_hooks(data, hook_entries("codex"))
     else:
@@ -90,24 +97,43 @@ def codex_changes(env: Mapping[str, str], *, install: bool) -> list[FileChange]:
 
     config_path = root / "config.toml"
     config_before = read_text(config_path)
+    what = f"Codex {config_path}"
+    current = tomlkeys.parse(tomlkeys.strip_legacy_markers(config_before or ""), what)
+    server = tomlkeys.lookup(current, MCP_TABLE)
     notes: list[str] = []
     if install:
-        if tomlblock.has_foreign_lcm_server(config_before or ""):
-            config_after = config_before
+        keys = _trust_keys(codex_trust.lcm_hooks(hooks_path, data))
+        if server is not None and not jsonfile.is_our_mcp(server):
             notes.append("[mcp_servers.lcm] already exists and is not LCM's: left unchanged")
         else:
-            config_after = tomlblock.add(config_before or "", lcm_argv())
-            try:
-                tomllib.loads(config_after)
-            except tomllib.TOMLDecodeError as exc:
-                raise LcmError(f"adding [mcp_servers.lcm] to {config_path} would make it invalid ({exc}); "
-                               "add it by hand") from None
+            argv = lcm_argv()
+            keys = [tomlkeys.Key(MCP_TABLE, "command", argv[0]),
+                    tomlkeys.Key(MCP_TABLE, "args", [*argv[1:], "mcp"]), *keys]
+        config_after: str | None = tomlkeys.add(config_before or "", keys, what)
+        if codex_trust.trust_problems(codex_trust.lcm_hooks(hooks_path, data), current):
+            notes.append(f"trusting LCM's hooks in {config_path} ([hooks.state], as Codex's hook review does): "
+                         "Codex runs no untrusted hook")
     else:
-        config_after = tomlblock.remove(config_before) if config_before is not None else None
+        keys = _trust_keys(trusted_before)
+        if server is not None and jsonfile.is_our_mcp(server):
+            keys += [tomlkeys.Key(MCP_TABLE, name, server[name]) for name in ("command", "args") if name in server]
+        config_after = tomlkeys.remove(config_before, keys, what) if config_before is not None else None
     return [
         FileChange(hooks_path, hooks_before, _same_if_equal(hooks_before, hooks_after)),
         FileChange(config_path, config_before, config_after, tuple(notes)),
     ]
+
+
+def _trust_keys(hooks: list[codex_trust.TrustedHook]) -> list[tomlkeys.Key]:
+    return [tomlkeys.Key((*codex_trust.STATE_TABLE, t.key), "trusted_hash", t.hash) for t in hooks]
+
+
+def codex_trust_problems(env: Mapping[str, str]) -> list[str]:
+    """Why Codex would not run LCM's hooks (untrusted, changed, disabled); empty when it runs them all."""
+    root = codex_dir(env)
+    data = jsonfile.load(read_text(root / "hooks.json"), "Codex hooks.json")
+    config = tomlkeys.parse(read_text(root / "config.toml") or "", "Codex config.toml")
+    return codex_trust.trust_problems(codex_trust.lcm_hooks(root / "hooks.json", data), config)
 
 
 def changes(agent: str, env: Mapping[str, str], *, install: bool) -> list[FileChange]:
@@ -128,7 +154,8 @@ def installed(agent: str, env: Mapping[str, str]) -> tuple[set[str], bool]:
         return jsonfile.has_lcm_hooks(data), has_mcp
     root = codex_dir(env)
     data = jsonfile.load(read_text(root / "hooks.json"), "Codex hooks.json")
-    return jsonfile.has_lcm_hooks(data), tomlblock.BEGIN in (read_text(root / "config.toml") or "")
+    config = tomlkeys.parse(read_text(root / "config.toml") or "", "Codex config.toml")
+    return jsonfile.has_lcm_hooks(data), jsonfile.is_our_mcp(tomlkeys.lookup(config, MCP_TABLE))
 
 
 def _same_if_equal(before: str | None, after: str | None) -> str | None:

@@ -35,6 +35,7 @@ def grep_all(
     scope: Scope = Scope.BOTH,
     since: datetime | None = None,
     limit: int | None = 50,
+    include_subagents: bool = True,
 ) -> list[GrepResult]:
     """One result per searched project; with ``session``, only projects holding it (else an error)."""
     results = []
@@ -49,18 +50,19 @@ def grep_all(
                         raise
                     continue
             results.append(grep(storage, pattern, mode=mode, scope=scope, conversation_ids=cids, since=since,
-                                limit=limit))
+                                limit=limit, include_subagents=include_subagents))
     if session and not results:
         raise SessionNotFoundError(f"no session {session!r} in any project under $LCM_HOME")
     return results
 
 
-def search_all(app: App, query: str, *, all_projects: bool = False, limit: int = 20) -> list[Ranked]:
+def search_all(app: App, query: str, *, all_projects: bool = False, limit: int = 20,
+               include_subagents: bool = True) -> list[Ranked]:
     """The best ``limit`` matches of all searched projects, ranked together (rank 1 first)."""
     ranked: list[Ranked] = []
     with project_scopes(app, all_projects) as scopes:
         for storage in scopes:
-            ranked.extend(search(storage, query, limit=limit))
+            ranked.extend(search(storage, query, limit=limit, include_subagents=include_subagents))
     ranked.sort(key=lambda r: best_first(r.hit))
     return [replace(r, rank=n) for n, r in enumerate(ranked[:limit], start=1)]
 

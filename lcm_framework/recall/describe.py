@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..compaction.ids import message_ref
 from .refs import Ref, RefKind
+from .subagents import describe_link, runs_started_by
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
@@ -31,6 +32,8 @@ def describe(storage: ProjectStorage, ref: Ref, home: Path) -> Description | Non
         return _summary(storage, ref)
     if ref.kind is RefKind.MESSAGE:
         return _message(storage, ref)
+    if ref.kind is RefKind.MEMORY:
+        return _memory(storage, ref)
     return _file(storage, ref, home)
 
 
@@ -60,8 +63,16 @@ def _summary(storage: ProjectStorage, ref: Ref) -> Description | None:
         "latest_at": summary.latest_at,
         "created_at": summary.created_at,
     }
+    _add_run(storage, summary.conversation_id, metadata)
     return Description(ref.text, ref.kind, storage.project_id, summary.conversation_id,
                        _session(storage, summary.conversation_id), metadata, lineage, summary.content)
+
+
+def _add_run(storage: ProjectStorage, conversation_id: int, metadata: dict[str, Any]) -> None:
+    """``metadata["subagent_of"]``: the session and tool call that started the run, for a sub-agent's item."""
+    link = storage.conversations.get_subagent_link(conversation_id)
+    if link is not None:
+        metadata["subagent_of"] = describe_link(storage, link)
 
 
 def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
@@ -70,7 +81,7 @@ def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
         return None
     message = found[0]
     parts = storage.conversations.list_parts([message.message_id]).get(message.message_id, [])
-    metadata = {
+    metadata: dict[str, Any] = {
         "role": message.role.value,
         "seq": message.seq,
         "token_count": message.token_count,
@@ -78,8 +89,36 @@ def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
         "parts": [p.kind.value + (f":{p.tool_name}" if p.tool_name else "") for p in parts],
     }
     lineage = {"summaries": storage.summaries.summaries_for_messages([message.message_id]).get(message.message_id, [])}
+    started = runs_started_by(storage, message)
+    if started:
+        runs = [describe_link(storage, link) for link in started]
+        metadata["subagent_runs"] = runs
+        lineage["subagent_sessions"] = [str(run["session_id"]) for run in runs]
+    _add_run(storage, message.conversation_id, metadata)
     return Description(ref.text, ref.kind, storage.project_id, message.conversation_id,
                        _session(storage, message.conversation_id), metadata, lineage, message.content)
+
+
+def _memory(storage: ProjectStorage, ref: Ref) -> Description | None:
+    """A memory with the summaries and messages it was promoted from (``lcm expand`` those for the originals)."""
+    from ..memory.lineage import parse
+
+    memory = storage.promoted_memory.get_memory(ref.memory_id)
+    if memory is None:
+        return None
+    lineage = parse(memory.metadata)
+    stats = storage.recall.stats(ref.text)
+    metadata = {
+        "confidence": memory.confidence, "tags": list(memory.tags), "archived": memory.archived,
+        "origin": lineage.origin, "insight": lineage.kind, "created_at": memory.created_at,
+        "updated_at": memory.updated_at, "surfaced": stats.surfaced, "useful": stats.useful,
+        "not_useful": stats.not_useful,
+    }
+    found = storage.summaries.get_summaries(list(lineage.summaries))
+    conversation_id = found[0].conversation_id if found else None
+    return Description(ref.text, ref.kind, storage.project_id, conversation_id, _session(storage, conversation_id),
+                       metadata, {"summaries": list(lineage.summaries),
+                                  "source_messages": [message_ref(m) for m in lineage.messages]}, memory.content)
 
 
 def _file(storage: ProjectStorage, ref: Ref, home: Path) -> Description | None:

@@ -1,7 +1,9 @@
 """``expand``: descend from a summary to its sources, level by level, under a token cap.
 
 A condensed summary expands to the summaries it condensed, a leaf (with
-``include_messages``) to its source messages verbatim. Nodes are accumulated
+``include_messages``) to its source messages verbatim. A message that started
+sub-agent runs (its tool call, or that call's result) expands to the runs'
+messages. Nodes are accumulated
 breadth first (root at level 0); a node that would pass the cap is never cut:
 expansion stops before it and is marked ``truncated``.
 """
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..compaction.ids import message_ref
 from ..storage.models import SummaryKind
 from .refs import Ref, RefKind
+from .subagents import runs_started_by
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
@@ -47,16 +50,29 @@ class Expansion:
         return [n for n in self.nodes if n.kind == "message"]
 
 
+def _memory_sources(storage: ProjectStorage, ref: Ref) -> list[int] | None:
+    """The messages a memory was promoted from; None when this project holds no such memory."""
+    from ..memory.lineage import parse
+
+    memory = storage.promoted_memory.get_memory(ref.memory_id)
+    return list(parse(memory.metadata).messages) if memory is not None else None
+
+
 def expand(
     storage: ProjectStorage, ref: Ref, *, depth: int = 1, include_messages: bool = False, token_cap: int = 20_000
 ) -> Expansion | None:
     """None when this project does not hold ``ref``."""
     result = Expansion(ref.text, storage.project_id, depth, include_messages, token_cap)
-    if ref.kind is RefKind.MESSAGE:
-        found = storage.conversations.get_messages([ref.message_id])
-        if not found:
+    if ref.kind in (RefKind.MESSAGE, RefKind.MEMORY):
+        ids = [ref.message_id] if ref.kind is RefKind.MESSAGE else _memory_sources(storage, ref)
+        found = storage.conversations.get_messages(ids) if ids is not None else []
+        if ids is None or (ref.kind is RefKind.MESSAGE and not found):
             return None
-        _add_messages(result, found, 0, None)
+        if _add_messages(result, found, 0, None) and depth >= 1:
+            for link in runs_started_by(storage, found[0]):
+                if not _add_messages(result, storage.conversations.list_messages(link.child_conversation_id), 1,
+                                     ref.text):
+                    break
         return result
     if ref.kind is not RefKind.SUMMARY or storage.summaries.get_summary(ref.text) is None:
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -22,13 +22,24 @@ class Scope(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentOrigin:
+    """Where a hit in a sub-agent run's conversation came from: the session and tool call that started it."""
+
+    session_id: str
+    parent_session_id: str
+    tool_call_id: str | None
+    agent_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     id: str
-    kind: str  # "message" | "summary"
+    kind: str  # "message" | "summary" | "memory" (search only)
     conversation_id: int | None
     created_at: datetime
     score: float
     snippet: str
+    subagent: SubagentOrigin | None = None
 
 
 @dataclass(slots=True)
@@ -58,10 +69,37 @@ def best_first(hit: SearchHit | Hit) -> tuple[float, float, str]:
     return -hit.score, -hit.created_at.timestamp(), hit.id
 
 
-def to_hit(hit: SearchHit) -> Hit:
-    ident = message_ref(int(hit.id)) if hit.target is SearchTarget.MESSAGES else hit.id
-    kind = "message" if hit.target is SearchTarget.MESSAGES else "summary"
-    return Hit(ident, kind, hit.conversation_id, hit.created_at, hit.score, hit.snippet)
+def to_hit(hit: SearchHit, origins: Mapping[int, SubagentOrigin]) -> Hit:
+    if hit.target is SearchTarget.MESSAGES:
+        ident, kind = message_ref(int(hit.id)), "message"
+    elif hit.target is SearchTarget.MEMORY:
+        ident, kind = f"mem_{hit.id}", "memory"  # a promoted memory: shown by its snippet
+    else:
+        ident, kind = hit.id, "summary"
+    origin = origins.get(hit.conversation_id) if hit.conversation_id is not None else None
+    return Hit(ident, kind, hit.conversation_id, hit.created_at, hit.score, hit.snippet, origin)
+
+
+def subagent_origins(storage: ProjectStorage, hits: Sequence[SearchHit]) -> dict[int, SubagentOrigin]:
+    """The origin of each sub-agent run's conversation among the hits' conversations."""
+    wanted = {h.conversation_id for h in hits if h.conversation_id is not None}
+    if not wanted:
+        return {}
+    origins = {}
+    for link in storage.conversations.list_subagent_links():
+        if link.child_conversation_id in wanted:
+            child = storage.conversations.get_conversation(link.child_conversation_id)
+            origins[link.child_conversation_id] = SubagentOrigin(
+                child.session_id if child else "", link.parent_session_id, link.tool_call_id, link.agent_id)
+    return origins
+
+
+def with_subagents(storage: ProjectStorage, conversation_ids: Sequence[int]) -> list[int]:
+    """``conversation_ids`` and the conversations of the sub-agent runs their sessions started."""
+    sessions = {c.session_id for cid in conversation_ids if (c := storage.conversations.get_conversation(cid))}
+    children = [link.child_conversation_id for session in sorted(sessions)
+                for link in storage.conversations.list_subagent_links(parent_session_id=session)]
+    return [*conversation_ids, *(c for c in children if c not in conversation_ids)]
 
 
 def lexical(
@@ -73,12 +111,14 @@ def lexical(
     conversation_ids: Sequence[int] | None,
     since: datetime | None,
     limit: int | None,
+    include_subagents: bool = True,
 ) -> list[SearchHit]:
     """One search per conversation segment (or one over all), merged by score then newest."""
     scopes: Sequence[int | None] = conversation_ids if conversation_ids is not None else [None]
     hits: list[SearchHit] = []
     for cid in scopes:
-        hits.extend(storage.lexical_search.search(SearchQuery(text, mode, target, cid, since, limit)))
+        hits.extend(storage.lexical_search.search(SearchQuery(text, mode, target, cid, since, limit,
+                                                              include_subagents)))
     hits.sort(key=best_first)
     return hits if limit is None or limit < 0 else hits[:limit]
 
@@ -92,19 +132,26 @@ def grep(
     conversation_ids: Sequence[int] | None = None,
     since: datetime | None = None,
     limit: int | None = 50,
+    include_subagents: bool = True,
 ) -> GrepResult:
+    """``include_subagents``: also the conversations of sub-agent runs (of the sessions searched); their hits
+    name the session and tool call that started the run."""
     result = GrepResult(storage.project_id, pattern, mode, scope)
+    if conversation_ids is not None and include_subagents:
+        conversation_ids = with_subagents(storage, conversation_ids)
     if scope in (Scope.MESSAGES, Scope.BOTH):
         hits = lexical(storage, pattern, SearchTarget.MESSAGES, mode=mode, conversation_ids=conversation_ids,
-                       since=since, limit=limit)
+                       since=since, limit=limit, include_subagents=include_subagents)
         covering = storage.summaries.summaries_for_messages([int(h.id) for h in hits]) if hits else {}
+        origins = subagent_origins(storage, hits)
         groups: dict[str | None, HitGroup] = {}
         for raw in hits:
             leaf = next(iter(covering.get(int(raw.id), [])), None)
-            groups.setdefault(leaf, HitGroup(leaf)).hits.append(to_hit(raw))
+            groups.setdefault(leaf, HitGroup(leaf)).hits.append(to_hit(raw, origins))
         result.groups = list(groups.values())
     if scope in (Scope.SUMMARIES, Scope.BOTH):
         hits = lexical(storage, pattern, SearchTarget.SUMMARIES, mode=mode, conversation_ids=conversation_ids,
-                       since=since, limit=limit)
-        result.summary_hits = [to_hit(h) for h in hits]
+                       since=since, limit=limit, include_subagents=include_subagents)
+        origins = subagent_origins(storage, hits)
+        result.summary_hits = [to_hit(h, origins) for h in hits]
     return result

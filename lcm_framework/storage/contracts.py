@@ -34,6 +34,7 @@ from .models import (
     Health,
     LargeFile,
     Lease,
+    MaintenanceReport,
     Memory,
     Message,
     MessagePart,
@@ -49,7 +50,10 @@ from .models import (
     SearchHit,
     SearchQuery,
     SessionIngestRecord,
+    StorageUsage,
+    SubagentLink,
     Summary,
+    Surfacing,
 )
 
 T = TypeVar("T")
@@ -123,6 +127,22 @@ class ConversationRepository(Protocol):
         Remaining context ordinals are renumbered 0..n-1; unknown ids are in neither result list.
         """
         ...
+    def link_subagent(self, link: SubagentLink) -> SubagentLink:
+        """Record (or complete) the link of a sub-agent run's conversation; returns the stored link.
+
+        A new link is stored as given. An existing one keeps every field it has and gains the fields it
+        lacks (``None``) from ``link``, so repeated and concurrent calls converge. A missing child or
+        parent conversation or parent message is a NotFoundError.
+        """
+        ...
+    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None: ...
+    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
+        """Links of the project (or those started by one session), by child conversation id.
+
+        Inside a transaction, ``link_subagent`` and this call with a ``parent_session_id`` wait for other
+        transactions that did the same for that session, so a run and its parent stored at once by two
+        processes find each other (the later transaction sees the earlier one's rows)."""
+        ...
 
 
 class SummaryRepository(Protocol):
@@ -180,18 +200,34 @@ class LargeFileRepository(Protocol):
 
 class PromotedMemoryRepository(Protocol):
     def create_memory(self, memory: NewMemory) -> Memory: ...
+    def restore_memory(self, memory: Memory) -> Memory:
+        """Store a memory exported elsewhere with its archived flag and timestamps; a new ``memory_id``
+        is assigned (``memory.memory_id`` is ignored)."""
+        ...
     def get_memory(self, memory_id: int) -> Memory | None: ...
     def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]: ...
     def set_confidence(self, memory_id: int, confidence: float) -> Memory: ...
     def archive(self, memory_id: int) -> Memory: ...
     def revive(self, memory_id: int) -> Memory: ...
     def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]: ...
+    def delete_memory(self, memory_id: int) -> None:
+        """Deletes one memory (its recall history is the recall repository's); NotFoundError when missing."""
+        ...
 
 
 class RecallRepository(Protocol):
     def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None: ...
     def record_feedback(self, target_id: str, *, useful: bool) -> None: ...
     def stats(self, target_id: str) -> RecallStats: ...
+    def surfacings(self, target_id: str) -> list[Surfacing]:
+        """Every recorded surfacing of ``target_id``, oldest first."""
+        ...
+    def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+        """Replace the whole history of ``stats.target_id`` with these counters and surfacings (import)."""
+        ...
+    def forget(self, target_ids: Sequence[str]) -> None:
+        """Deletes the counters and surfacings of these targets."""
+        ...
 
 
 RANK_CANDIDATES = 10_000
@@ -207,8 +243,13 @@ class LexicalSearchRepository(Protocol):
 
         FULL_TEXT: every whitespace-separated word must match (case-insensitive); user text is never
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
-        ``conversation_id`` does not filter the MEMORY target. Ties: newest first, then id ascending.
-        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT query without filters.
+        ``conversation_id`` and ``include_subagents`` do not filter the MEMORY target.
+        Ties: newest first, then id ascending.
+        RANKED: like FULL_TEXT (stop words dropped, stemmed) but any phrase may match; the score is the number
+        of query phrases matched, plus 0.5 when the query's words appear as one phrase, plus a relevance
+        fraction below 0.4 (so its integer part counts the phrases matched on every backend).
+        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT or RANKED query without
+        filters.
         """
         ...
 
@@ -267,7 +308,9 @@ class NativeTranscriptRepository(Protocol):
         When the stored checkpoint already equals the target (ignoring revision)
         nothing is rewritten, and a stale ``expected`` is then accepted only if
         every record already exists identically (a committed retry: read-only).
-        Identity for skipping excludes ``observed_at`` and ``scrubber_version``.
+        Identity for skipping excludes ``observed_at`` and ``scrubber_version``; a stored record
+        without a message link that matches otherwise also counts as skipped and stays unlinked
+        (records stored before their format mapped them to a message; native records never change).
         """
         ...
     def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...
@@ -309,6 +352,13 @@ class ProjectStorage(Repositories, Protocol):
         ...
     def health(self) -> Health: ...
     def stats(self) -> ProjectStats: ...
+    def storage_usage(self) -> StorageUsage:
+        """Bytes per table and index, payload sizes plain and stored, and reclaimable space."""
+        ...
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        """Online-safe maintenance: rewrite payloads with the newest codec and give free space back, in
+        short transactions (``progress`` gets the rows rewritten so far). Never changes what is read."""
+        ...
     def close(self) -> None:
         """Idempotent; never affects other open projects."""
         ...
@@ -325,6 +375,13 @@ class StorageBackendFactory(Protocol):
         ...
     def list_projects(self) -> list[ProjectRef]: ...
     def health(self) -> Health: ...
+    def check_integrity(self) -> list[Health]:
+        """A deep read-only check of every project the backend holds, including any that no longer opens.
+
+        One ``Health`` per project (domain ``integrity``), ``state`` ``ok``, ``corrupt`` (damaged: move it
+        aside and re-import) or ``unavailable`` (could not be checked now); ``detail`` says where.
+        """
+        ...
     def close(self) -> None:
         """Idempotent; closes every project scope still open."""
         ...

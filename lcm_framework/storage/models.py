@@ -41,6 +41,26 @@ class Conversation:
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentLink:
+    """A sub-agent run's conversation (``child_conversation_id``) and where it came from.
+
+    ``parent_session_id`` is the session that started it; ``agent_id`` the agent's own id when its
+    transcript states one; ``prompt_sha256`` the SHA-256 of its first user message (how a run without
+    an id is matched to the call that started it). ``parent_conversation_id``, ``parent_message_id`` and
+    ``tool_call_id`` name the tool call that started it once that is known (``None`` until then).
+    """
+
+    child_conversation_id: int
+    parent_session_id: str
+    agent_id: str | None = None
+    agent_type: str | None = None
+    prompt_sha256: str | None = None
+    parent_conversation_id: int | None = None
+    parent_message_id: int | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MessagePart:
     part_id: str
     message_id: int
@@ -184,11 +204,21 @@ class RecallStats:
     last_surfaced_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class Surfacing:
+    """One time a recall target was shown to the model, with the query that surfaced it."""
+
+    target_id: str
+    query: str | None
+    surfaced_at: datetime
+
+
 # --- search ------------------------------------------------------------------
 
 
 class SearchMode(str, Enum):
-    FULL_TEXT = "full_text"
+    FULL_TEXT = "full_text"  # every query phrase must match
+    RANKED = "ranked"  # any query phrase may match; more of them, then the whole query as a phrase, rank first
     SUBSTRING = "substring"
     REGEX = "regex"
 
@@ -209,6 +239,8 @@ class SearchQuery:
     conversation_id: int | None = None
     since: datetime | None = None
     limit: int | None = 50
+    include_subagents: bool = True
+    """``False``: leave out conversations of sub-agent runs (those with a ``SubagentLink``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +338,34 @@ class NativeBatchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class StorageUsage:
+    """Where one project's bytes go. ``objects``: bytes per table and index (on a shared server: the
+    whole schema's, every project together, ``shared`` set). ``payload_bytes``: the plain size of the
+    immutable payloads (native records and message parts); ``stored_payload_bytes``: what they take as
+    stored, so their difference is what compression saved. ``transcript_bytes``: transcript bytes
+    imported (read by checkpoints). ``free_bytes``: space a ``compact_storage`` could give back."""
+
+    objects: Mapping[str, int]
+    total_bytes: int
+    free_bytes: int
+    messages: int
+    payload_bytes: int
+    stored_payload_bytes: int
+    transcript_bytes: int
+    shared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceReport:
+    """What ``compact_storage`` did: rows rewritten with the newest codec and bytes given back."""
+
+    recompressed: int
+    bytes_before: int
+    bytes_after: int
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Health:
     backend: str
     ok: bool
@@ -325,3 +385,5 @@ class ProjectStats:
     large_files: int = 0
     redactions: Mapping[str, int] = field(default_factory=dict)
     storage_bytes: int | None = None
+    subagent_conversations: int = 0
+    """How many of ``conversations`` are sub-agent runs."""

@@ -6,19 +6,25 @@ backend refuses the same input with the same error type and code.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..errors import ConflictError, DataValidationError, NotFoundError
 from .models import (
     Checkpoint,
     LargeFile,
+    NativeRecord,
     NativeRecordInput,
     NewMessage,
     NewPart,
     NewSummary,
     PartKind,
+    RecallStats,
     Role,
+    SubagentLink,
     SummaryKind,
+    Surfacing,
 )
 
 MAX_SAFE_INT = 2**53 - 1
@@ -207,6 +213,40 @@ def validate_large_file(v: Validator, file: LargeFile) -> None:
     v.count("token_count", file.token_count)
 
 
+SUBAGENT_LINK_FIELDS = tuple(f.name for f in dataclasses.fields(SubagentLink))
+
+
+def validate_subagent_link(v: Validator, link: SubagentLink) -> None:
+    """A sub-agent link: texts free of U+0000, a non-empty parent session, ids in range."""
+    for name in ("parent_session_id", "agent_id", "agent_type", "prompt_sha256", "tool_call_id"):
+        v.text(name, getattr(link, name))
+    if not link.parent_session_id:
+        raise v.invalid("parent_session_id must not be empty", "empty_id")
+    v.count("child_conversation_id", link.child_conversation_id)
+    v.optional_count("parent_conversation_id", link.parent_conversation_id)
+    v.optional_count("parent_message_id", link.parent_message_id)
+
+
+def merged_link(stored: SubagentLink | None, given: SubagentLink) -> SubagentLink:
+    """What ``link_subagent`` stores: ``given`` when nothing is stored, else the stored link with its
+    missing (``None``) fields taken from ``given``."""
+    if stored is None:
+        return given
+    fields = {f: getattr(stored, f) if getattr(stored, f) is not None else getattr(given, f)
+              for f in SUBAGENT_LINK_FIELDS}
+    return SubagentLink(**fields)
+
+
+def validate_history(v: Validator, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+    """A recall history to restore: counts in range, texts free of U+0000, every surfacing of the same target."""
+    v.text("target_id", stats.target_id)
+    for count in (stats.surfaced, stats.useful, stats.not_useful):
+        v.count("count", count)
+    v.texts("query", [s.query for s in surfacings])
+    if any(s.target_id != stats.target_id for s in surfacings):
+        raise v.invalid("every surfacing must name the target of the stats", "target_mismatch")
+
+
 def validate_range(v: Validator, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
     """A context range to replace by one summary: ordinals in order, ids well formed."""
     v.count("conversation_id", conversation_id)
@@ -215,6 +255,19 @@ def validate_range(v: Validator, conversation_id: int, start_ordinal: int, end_o
     v.text("summary_id", summary_id)
     if end_ordinal < start_ordinal:
         raise v.invalid("end_ordinal is before start_ordinal", "invalid_range")
+
+
+def native_identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
+    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
+    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
+            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
+
+
+def same_but_unlinked(stored: NativeRecord, record: NativeRecordInput) -> bool:
+    """``stored`` is ``record`` without its message link: stored before its format mapped it to a message.
+    Such a retry counts as skipped and the stored record stays as it is (native records never change)."""
+    return (stored.message_id is None and record.message_id is not None
+            and native_identity(dataclasses.replace(record, message_id=None)) == native_identity(stored))
 
 
 def validate_native_batch(v: Validator, records: Sequence[NativeRecordInput], source_key: str,

@@ -8,6 +8,7 @@ odd input.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +16,16 @@ from typing import Any
 from .. import compact_json
 from ..summarize.tokens import estimate_tokens
 
-__all__ = ["estimate_tokens", "parse_timestamp", "string_fields", "to_json"]
+__all__ = ["LCM_CONTEXT_HEADER", "estimate_tokens", "is_lcm_context", "parse_timestamp",
+           "prompt_sha256", "string_fields", "to_json"]
+
+# The first line of the context LCM's SessionStart hook hands the agent (``lcm_framework.daemon.restore``).
+LCM_CONTEXT_HEADER = "# Restored context (LCM)"
+
+
+def is_lcm_context(text: str) -> bool:
+    """True for LCM's own restored context, as an agent writes it back into its transcript."""
+    return LCM_CONTEXT_HEADER in text[:200]
 
 
 def parse_timestamp(value: Any) -> datetime | None:
@@ -55,3 +65,9 @@ def string_fields(source: Mapping[str, Any], keys: Mapping[str, str]) -> dict[st
         elif kind is int or kind is float:
             out[out_key] = str(value)
     return out
+
+
+def prompt_sha256(prompt: str) -> str:
+    """What a sub-agent run and the call that started it are matched by: the SHA-256 of the prompt the
+    call gave (which is the run's first user message)."""
+    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()

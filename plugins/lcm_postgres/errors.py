@@ -24,6 +24,9 @@ def sqlstate_of(exc: BaseException) -> str | None:
     return getattr(exc, "sqlstate", None)
 
 
+_CORRUPT_STATES = frozenset({"XX001", "XX002"})  # data_corrupted, index_corrupted
+
+
 def translate(exc: BaseException, *, domain: str, project: str | None) -> StorageError:
     """A typed StorageError for ``exc`` (a psycopg or pool error); keeps only the SQLSTATE."""
     import psycopg
@@ -45,6 +48,8 @@ def translate(exc: BaseException, *, domain: str, project: str | None) -> Storag
         return make(StorageUnavailableError,
                     "PostgreSQL is unreachable",
                     "unavailable")
+    if state in _CORRUPT_STATES:
+        return make(StorageUnavailableError, f"PostgreSQL reports damaged data (SQLSTATE {state})", "corrupt")
     if state == "57014":
         return make(StorageUnavailableError,
                     "PostgreSQL cancelled the statement (timeout or cancel)",

@@ -36,11 +36,13 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "large_files": ("SELECT", "INSERT"),
     "memories": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "recall_stats": ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    "recall_surfacings": ("SELECT", "INSERT", "DELETE"),
     "redaction_counts": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "session_ingests": ("SELECT", "INSERT", "UPDATE"),
     "leases": ("SELECT", "INSERT", "UPDATE"),
     "native_transcripts": ("SELECT", "INSERT"),
     "ingest_checkpoints": ("SELECT", "INSERT", "UPDATE"),
+    "subagent_links": ("SELECT", "INSERT", "UPDATE"),
 }
 
 

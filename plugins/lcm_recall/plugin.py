@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from lcm_framework.app import App
 
 _ALL = {"type": "boolean", "default": False, "description": "Search every project under $LCM_HOME."}
+_SUBAGENTS = {"type": "boolean", "default": True,
+              "description": "Also search the conversations of sub-agent runs (Task/Agent calls); false leaves "
+                             "them out. Their hits name the parent session and tool call."}
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -32,18 +35,18 @@ def _parameters(required: str, **properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": {**properties, "all_projects": _ALL}, "required": [required]}
 
 
-def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
+def _lazy(name: str, module: str) -> Callable[[App, Mapping[str, Any]], Any]:
     def handler(app: App, args: Mapping[str, Any]) -> Any:
-        from . import tools
+        from importlib import import_module
 
-        return getattr(tools, name)(app, args)
+        return getattr(import_module(f"{__package__}.{module}"), name)(app, args)
 
     handler.__name__ = name
     return handler
 
 
-def _capability(name: str, description: str, parameters: dict[str, Any]) -> Capability:
-    return Capability(name=name, description=description, parameters=parameters, handler=_lazy(name))
+def _capability(name: str, description: str, parameters: dict[str, Any], module: str = "tools") -> Capability:
+    return Capability(name=name, description=description, parameters=parameters, handler=_lazy(name, module))
 
 
 CAPABILITIES = (
@@ -62,12 +65,14 @@ CAPABILITIES = (
             session=_text("Only this session id (or unique prefix)."),
             since=_text("Only items at or after this ISO date/time."),
             limit=_integer("Maximum hits per kind.", 1, 200, 20),
+            include_subagents=_SUBAGENTS,
         ),
     ),
     _capability(
         "lcm_search",
         "Ranked full-text search over stored messages and summaries, best matches first.",
-        _parameters("query", query=_text("Words to look for."), limit=_integer("Maximum results.", 1, 200, 10)),
+        _parameters("query", query=_text("Words to look for."), limit=_integer("Maximum results.", 1, 200, 10),
+                    include_subagents=_SUBAGENTS),
     ),
     _capability(
         "lcm_describe",
@@ -82,7 +87,8 @@ CAPABILITIES = (
     _capability(
         "lcm_expand",
         "Expand a summary id to the summaries it condensed, level by level; with include_messages a leaf "
-        "summary expands to its original messages verbatim. Stops before passing token_cap.",
+        "summary expands to its original messages verbatim. A message that started a sub-agent run (a "
+        "Task/Agent call or its result) expands to the run's messages. Stops before passing token_cap.",
         _parameters(
             "id",
             id=_text("A summary id (sum_<hex>) or msg_<number>."),
@@ -91,6 +97,30 @@ CAPABILITIES = (
                               "description": "Expand leaf summaries to their source messages."},
             token_cap=_integer("Token cap (default compaction.max_expand_tokens).", 100),
         ),
+    ),
+    _capability(
+        "lcm_store",
+        "Remember a durable insight of this project (a decision, a root cause and its fix, a convention, a "
+        "command that worked, a constraint the user stated) so later sessions see it when relevant. Storing "
+        "the same insight again raises its confidence instead of adding a copy. Returns its id (mem_N).",
+        {"type": "object", "required": ["text"], "properties": {
+            "text": _text("The insight, one or two self-contained sentences."),
+            "tags": {"type": "array", "items": {"type": "string"},
+                     "description": "Exact tags in order: file paths, tools, topics."},
+            "user_wide": {"type": "boolean", "default": False,
+                       "description": "A user-wide preference for every project (gmem_N) instead of this project."},
+        }},
+        "memory_tools",
+    ),
+    _capability(
+        "lcm_feedback",
+        "Say whether a memory (mem_N, gmem_N) or summary (sum_...) that LCM surfaced was useful; useful ones "
+        "rise in confidence and are surfaced first, unhelpful ones sink.",
+        {"type": "object", "required": ["id", "useful"], "properties": {
+            "id": _text("The surfaced id."),
+            "useful": {"type": "boolean", "description": "Whether it helped."},
+        }},
+        "memory_tools",
     ),
 )
 

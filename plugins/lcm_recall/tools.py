@@ -40,9 +40,22 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _hit(hit: Any) -> dict[str, Any]:
-    return {"id": hit.id, "kind": hit.kind, "conversation_id": hit.conversation_id,
+    data = {"id": hit.id, "kind": hit.kind, "conversation_id": hit.conversation_id,
             "created_at": hit.created_at.isoformat(), "score": round(hit.score, 4),
             "snippet": _clip(hit.snippet, MAX_SNIPPET)}
+    if hit.subagent is not None:
+        data["subagent"] = {"session_id": hit.subagent.session_id, "parent_session_id": hit.subagent.parent_session_id,
+                            "tool_call_id": hit.subagent.tool_call_id, "agent_id": hit.subagent.agent_id}
+    return data
+
+
+def _flag(args: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = args.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ToolArgumentError(f"{key} must be true or false")
+    return value
 
 
 def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,7 +73,8 @@ def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
         raise ToolArgumentError("session must be text")
     results = grep_all(app, pattern, all_projects=bool(args.get("all_projects")), session=session or None,
                        mode=mode, scope=scope, since=parse_since(args.get("since")),
-                       limit=_int(args, "limit", 20, 1, MAX_LIMIT))
+                       limit=_int(args, "limit", 20, 1, MAX_LIMIT),
+                       include_subagents=_flag(args, "include_subagents", True))
     projects = [{
         "project_id": result.project_id,
         "groups": [{"summary_id": g.summary_id, "hits": [_hit(h) for h in g.hits]} for g in result.groups],
@@ -75,7 +89,8 @@ def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
     query = _text(args, "query")
     ranked = search_all(app, query, all_projects=bool(args.get("all_projects")),
-                        limit=_int(args, "limit", 10, 1, MAX_LIMIT))
+                        limit=_int(args, "limit", 10, 1, MAX_LIMIT),
+                        include_subagents=_flag(args, "include_subagents", True))
     return {"query": query, "results": [
         {"rank": r.rank, "project_id": r.project_id, **_hit(r.hit), "covered_by": list(r.covered_by)}
         for r in ranked

@@ -10,7 +10,6 @@ either way. Driver exceptions are translated at this boundary.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -20,12 +19,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from lcm_framework.errors import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
-from lcm_framework.sqlite_wal import enable_wal
+from lcm_framework.sqlite_files import UnsafeDatabaseFile, open_private
 
+from .codec import Codec
+from .compact_layout import StringTable
 from .errors import BACKEND, closed, translate
 
 T = TypeVar("T")
-FILE_MODE = 0o600
 MMAP_BYTES = 256 * 2**20
 """Memory-mapped reads: full-text ranking touches many scattered pages, and mapping saves a syscall each."""
 WAL_AUTOCHECKPOINT_PAGES = 4000
@@ -54,33 +54,24 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
     """Open (creating with mode 0600 if missing) the database file in WAL mode with foreign keys on.
 
     A symlinked database file is refused, and the path must still name the
-    file we created or found when SQLite has opened it.
+    file SQLite opened. No descriptor of the file is ever opened here: closing
+    one would drop the locks of every other connection of the process (see
+    ``lcm_framework.sqlite_files``).
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
-    except OSError:
-        raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
-                                      project=project, code="io_error") from None
-    try:
-        os.fchmod(fd, FILE_MODE)
-        conn = sqlite3.connect(
-            str(path), timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
-        )
-        same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+        conn = open_private(path, busy_timeout_ms / 1000)
+    except UnsafeDatabaseFile as exc:
+        message = ("the database file changed while it was opened" if exc.code == "path_changed"
+                   else "the database file cannot be opened")
+        raise StorageUnavailableError(message, backend=BACKEND, domain=domain, project=project,
+                                      code="path_changed" if exc.code == "path_changed" else "io_error") from None
     except OSError:
         raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
                                       project=project, code="io_error") from None
     except sqlite3.Error as exc:
         raise translate(exc, domain, project) from None
-    finally:
-        os.close(fd)
-    if not same:
-        conn.close()
-        raise StorageUnavailableError("the database file changed while it was opened", backend=BACKEND,
-                                      domain=domain, project=project, code="path_changed")
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        enable_wal(conn, busy_timeout_ms / 1000)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
@@ -91,10 +82,6 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
     except sqlite3.Error as exc:
         conn.close()
         raise translate(exc, domain, project) from None
-    for suffix in ("-wal", "-shm"):
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            os.chmod(side, FILE_MODE)
     return conn
 
 
@@ -108,6 +95,8 @@ class Database:
         self._lock = threading.RLock()
         self._tx_thread: int | None = None
         self._depth = 0
+        self.codec = Codec()
+        self.strings = StringTable()
 
     @property
     def closed(self) -> bool:
@@ -136,6 +125,7 @@ class Database:
                 try:
                     yield conn
                 except BaseException:
+                    self.forget_cached()
                     if nested:
                         conn.execute(f"ROLLBACK TO {name}")
                         conn.execute(f"RELEASE {name}")
@@ -169,7 +159,13 @@ class Database:
         finally:
             conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
 
+    def forget_cached(self) -> None:
+        """Drop what was cached from the database: a rolled-back write may have added to it."""
+        self.codec = Codec()
+        self.strings = StringTable()
+
     def _abort_quietly(self, conn: sqlite3.Connection, nested: bool) -> None:
+        self.forget_cached()
         if not nested and conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")
@@ -193,6 +189,7 @@ class Database:
                 conn.execute("COMMIT")
                 return result
             except BaseException as exc:
+                self.forget_cached()
                 live = self._conn
                 if live is not None and live.in_transaction:
                     try:

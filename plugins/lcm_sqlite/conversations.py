@@ -14,8 +14,16 @@ from lcm_framework.storage.models import (
     NewMessage,
     PartKind,
     Role,
+    SubagentLink,
 )
-from lcm_framework.storage.validation import validate_append, validate_insert, validate_session
+from lcm_framework.storage.validation import (
+    SUBAGENT_LINK_FIELDS,
+    merged_link,
+    validate_append,
+    validate_insert,
+    validate_session,
+    validate_subagent_link,
+)
 
 from .clock import from_us, now_us, to_us
 from .context import renumber
@@ -23,7 +31,9 @@ from .scope import Repository, chunks, insert_rows, marks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
 _MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM messages"
-_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata"
+_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec"
+_LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
+_LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
 
 def _conversation(row: Sequence[Any]) -> Conversation:
@@ -87,6 +97,39 @@ class SqliteConversations(Repository):
         assert cur.lastrowid is not None
         return Conversation(cur.lastrowid, session_id, title, from_us(created))
 
+    # --- sub-agent links ---------------------------------------------------
+
+    def link_subagent(self, link: SubagentLink) -> SubagentLink:
+        validate_subagent_link(self._check, link)
+        with self._op(write=True) as conn:
+            self._require_conversation(conn, link.child_conversation_id)
+            if link.parent_conversation_id is not None:
+                self._require_conversation(conn, link.parent_conversation_id)
+            if link.parent_message_id is not None and conn.execute(
+                    "SELECT 1 FROM messages WHERE message_id = ?", (link.parent_message_id,)).fetchone() is None:
+                raise self._not_found("message")
+            row = conn.execute(f"{_LINK} WHERE child_conversation_id = ?", (link.child_conversation_id,)).fetchone()
+            stored = merged_link(None if row is None else SubagentLink(*row), link)
+            conn.execute(f"INSERT OR REPLACE INTO subagent_links ({_LINK_COLUMNS}) VALUES "
+                         f"({marks(SUBAGENT_LINK_FIELDS)})", tuple(getattr(stored, f) for f in SUBAGENT_LINK_FIELDS))
+        return stored
+
+    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
+        self._check.count("child_conversation_id", child_conversation_id)
+        with self._op() as conn:
+            row = conn.execute(f"{_LINK} WHERE child_conversation_id = ?", (child_conversation_id,)).fetchone()
+        return None if row is None else SubagentLink(*row)
+
+    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
+        self._check.text("parent_session_id", parent_session_id)
+        with self._op() as conn:
+            if parent_session_id is None:
+                rows = conn.execute(f"{_LINK} ORDER BY child_conversation_id").fetchall()
+            else:
+                rows = conn.execute(f"{_LINK} WHERE parent_session_id = ? ORDER BY child_conversation_id",
+                                    (parent_session_id,)).fetchall()
+        return [SubagentLink(*r) for r in rows]
+
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
@@ -125,14 +168,15 @@ class SqliteConversations(Repository):
                      for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)])
         ids = self._ids_by_seq(conn, conversation_id, seqs)
         default_at = from_us(default_created)
-        parts = [
-            (ids[seq], ordinal, PartKind(p.kind).value, p.text, p.tool_call_id, p.tool_name, int(bool(p.is_error)),
-             p.raw_json, p.metadata)
-            for seq, message in zip(seqs, messages, strict=True)
-            for ordinal, p in enumerate(message.parts)
-        ]
+        encode = self._scope.db.codec.encode_many
+        parts = []
+        for seq, message in zip(seqs, messages, strict=True):
+            for ordinal, p in enumerate(message.parts):
+                codec, (text, raw) = encode(conn, (p.text, p.raw_json))
+                parts.append((ids[seq], ordinal, PartKind(p.kind).value, text, p.tool_call_id, p.tool_name,
+                              int(bool(p.is_error)), raw, p.metadata, codec))
         if parts:
-            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              parts)
         return [
             Message(ids[seq], conversation_id, seq, Role(role), content, tokens,
@@ -195,10 +239,11 @@ class SqliteConversations(Repository):
             for group in chunks(ids):
                 rows = conn.execute(f"SELECT {_PART_COLUMNS} FROM message_parts WHERE message_id IN "
                                     f"({marks(group)}) ORDER BY message_id, ordinal", group).fetchall()
+                decode = self._scope.db.codec.decode
                 for r in rows:
                     out.setdefault(r[0], []).append(
-                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), r[3], r[4], r[5], bool(r[6]),
-                                    r[7], r[8]))
+                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), decode(conn, r[9], r[3]), r[4],
+                                    r[5], bool(r[6]), decode(conn, r[9], r[7]), r[8]))
         return out
 
     def message_count(self, conversation_id: int) -> int:

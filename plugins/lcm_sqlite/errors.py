@@ -16,8 +16,10 @@ from lcm_framework.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from lcm_framework.sqlite_files import CORRUPT_CODES
 
 BACKEND = "sqlite"
+_CORRUPT_TEXT = ("database disk image is malformed", "file is not a database")
 
 
 def translate(exc: sqlite3.Error, domain: str, project: str | None) -> StorageError:
@@ -27,6 +29,8 @@ def translate(exc: sqlite3.Error, domain: str, project: str | None) -> StorageEr
     def make(cls: type[StorageError], message: str, code: str) -> StorageError:
         return cls(message, backend=BACKEND, domain=domain, project=project, code=code)
 
+    if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in CORRUPT_CODES or any(p in raw for p in _CORRUPT_TEXT):
+        return make(StorageUnavailableError, "the database file is damaged or not a database", "corrupt")
     if isinstance(exc, sqlite3.IntegrityError):
         if "unique" in raw or "primary key" in raw:
             return make(ConflictError, "a row with the same identity already exists", "duplicate")
@@ -42,8 +46,6 @@ def translate(exc: sqlite3.Error, domain: str, project: str | None) -> StorageEr
             return make(StorageUnavailableError, "the database is read-only", "read_only")
         if "disk" in raw or "full" in raw or "unable to open" in raw or "i/o" in raw:
             return make(StorageUnavailableError, "the database file cannot be used", "io_error")
-    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in raw or "malformed" in raw):
-        return make(StorageUnavailableError, "the database file is damaged or not a database", "corrupt")
     return make(StorageError, "the storage operation failed", "driver_error")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from lcm_framework.config import Config
 from lcm_framework.errors import DataValidationError, StorageError, StorageUnavailableError
 from lcm_framework.paths import ensure_private_dir
+from lcm_framework.sqlite_files import quick_check
 from lcm_framework.storage.contracts import Capabilities, CoordinationScope, FullTextTier
 from lcm_framework.storage.models import Health, ProjectRef
 
@@ -118,6 +119,20 @@ class SqliteBackendFactory:
             if ref is not None:
                 found.append(ref)
         return sorted(found, key=lambda r: (r.root, r.project_id))
+
+    def check_integrity(self) -> list[Health]:
+        """``PRAGMA quick_check`` on every project database under the home, readable or not."""
+        if self._closed:
+            raise closed("project", None)
+        if not self._projects.is_dir():
+            return []
+        return [self._quick_check(directory.name, directory / DB_NAME)
+                for directory in sorted(self._projects.iterdir()) if (directory / DB_NAME).is_file()]
+
+    def _quick_check(self, project_id: str, path: Path) -> Health:
+        state, detail = quick_check(path, self._busy_ms / 1000)
+        return Health(BACKEND, ok=state == "ok", state=state, project=project_id, domain="integrity",
+                      detail=f"{detail} ({path})")
 
     def health(self) -> Health:
         if self._closed:

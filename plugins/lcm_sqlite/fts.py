@@ -1,4 +1,4 @@
-"""Full-text tiers: FTS5 (bm25), FTS4 (sqlite-fts4 ``rank_bm25``) or a LIKE scan.
+"""Full-text tiers: FTS5 (bm25, Porter stemming over unicode61), FTS4 (sqlite-fts4 ``rank_bm25``) or a LIKE scan.
 
 Each searchable table has an external-content index ``<table>_fts`` kept in
 sync by triggers. The tier built into a database is recorded in ``meta``;
@@ -8,7 +8,6 @@ opening it with another active tier drops the old index and rebuilds.
 from __future__ import annotations
 
 import functools
-import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -65,7 +64,7 @@ def _ddl(tier: FullTextTier, src: Source) -> list[str]:
     idx, table, rowid = src.index, src.table, src.rowid
     if tier is FullTextTier.FTS5:
         create = (f"CREATE VIRTUAL TABLE {idx} USING fts5(content, content='{table}', "
-                  f"content_rowid='{rowid}', tokenize='unicode61')")
+                  f"content_rowid='{rowid}', tokenize='porter unicode61')")
         delete = f"INSERT INTO {idx}({idx}, rowid, content) VALUES ('delete', old.{rowid}, old.content);"
         insert = f"INSERT INTO {idx}(rowid, content) VALUES (new.{rowid}, new.content);"
     else:
@@ -103,17 +102,18 @@ def register_functions(conn: sqlite3.Connection, tier: FullTextTier) -> None:
         register_fts4(conn)
 
 
-_WORD = re.compile(r"\w+")
-
-
-def phrases(text: str) -> list[list[str]]:
-    """Whitespace-separated chunks of the query, each reduced to its word tokens (empty chunks dropped)."""
-    return [words for chunk in text.split() if (words := _WORD.findall(chunk))]
+def _phrase(words: list[str]) -> str:
+    return '"' + " ".join(words) + '"'
 
 
 def match_expression(groups: list[list[str]]) -> str:
     """An FTS MATCH string that cannot be a syntax error: quoted word-only phrases, implicitly ANDed."""
-    return " ".join('"' + " ".join(words) + '"' for words in groups)
+    return " ".join(_phrase(words) for words in groups)
+
+
+def any_of(groups: list[list[str]]) -> str:
+    """The same phrases ORed: a row matching any of them."""
+    return " OR ".join(_phrase(words) for words in groups)
 
 
 def like_pattern(word: str) -> str:

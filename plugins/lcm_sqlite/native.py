@@ -14,32 +14,20 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import validate_native_batch
+from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .clock import from_us, now_us, to_us
+from .compact_layout import SEPARATOR, pack_digest, unpack_digest
 from .scope import Repository, chunks, insert_rows, marks
 
-_COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version, native_session_id, "
-            "source_locator, source_ordinal, payload_json, content_sha256, scrubber_version, observed_at, "
-            "ingested_at, message_id")
+_COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
+            "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload")
 _SELECT = f"SELECT {_COLUMNS} FROM native_records"
 _INSERT_COLUMNS = _COLUMNS.removeprefix("transcript_id, ")
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
 
 
-def _record(row: Sequence[Any]) -> NativeRecord:
-    return NativeRecord(
-        transcript_id=row[0], ingest_key=row[1], format=FormatIdentity(row[2], row[3], row[4]),
-        native_session_id=row[5], source_locator=row[6], source_ordinal=row[7], payload_json=row[8],
-        content_sha256=row[9], scrubber_version=row[10], observed_at=from_us(row[11]),
-        ingested_at=from_us(row[12]), message_id=row[13])
-
-
-def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
-    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
-    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
-            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
 _CHECKPOINT_FIELDS = tuple(f.name for f in dataclasses.fields(Checkpoint))
@@ -72,7 +60,8 @@ class SqliteNativeTranscripts(Repository):
                 earlier = found.get(record.ingest_key) or fresh.get(record.ingest_key)
                 if earlier is None:
                     fresh[record.ingest_key] = record
-                elif _identity(earlier) != _identity(record):
+                elif native_identity(earlier) != native_identity(record) and not (
+                        isinstance(earlier, NativeRecord) and same_but_unlinked(earlier, record)):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
             self._insert(conn, fresh.values())
             inserted = len(fresh)
@@ -86,21 +75,40 @@ class SqliteNativeTranscripts(Repository):
 
     def _existing(self, conn: sqlite3.Connection, records: Sequence[NativeRecordInput]) -> dict[str, NativeRecord]:
         """The stored records among these ingest keys (one ``IN`` query per chunk), by key."""
-        keys = sorted({r.ingest_key for r in records})
+        keys = sorted({pack_digest(r.ingest_key) for r in records}, key=repr)
         found: dict[str, NativeRecord] = {}
         for group in chunks(keys):
-            for row in conn.execute(f"{_SELECT} WHERE ingest_key IN ({marks(group)})", group):
-                found[row[1]] = _record(row)
+            for row in conn.execute(f"{_SELECT} WHERE ingest_key IN ({marks(group)})", group).fetchall():
+                record = self._record(conn, row)
+                found[record.ingest_key] = record
         return found
+
+    def _record(self, conn: sqlite3.Connection, row: Sequence[Any]) -> NativeRecord:
+        value = self._scope.db.strings.value
+        client, name, version = value(conn, row[2]).split(SEPARATOR)
+        return NativeRecord(
+            transcript_id=row[0], ingest_key=unpack_digest(row[1]), format=FormatIdentity(client, name, version),
+            native_session_id=value(conn, row[3]), source_locator=value(conn, row[4]), source_ordinal=row[5],
+            payload_json=self._scope.db.codec.decode(conn, row[11], row[12]),
+            content_sha256=unpack_digest(row[6]), scrubber_version=value(conn, row[7]),
+            observed_at=from_us(row[8]), ingested_at=from_us(row[9]), message_id=row[10])
 
     def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
         ingested = now_us()
         observed: dict[object, int] = {}  # a batch shares one observation time: convert it once
-        insert_rows(conn, f"native_records ({_INSERT_COLUMNS})", [
-            (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
-             r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
-             observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)), ingested,
-             r.message_id) for r in records])
+        intern, encode = self._scope.db.strings.intern, self._scope.db.codec.encode_many
+        rows = []
+        for r in records:
+            fmt = SEPARATOR.join((r.format.client_name, r.format.format_name, r.format.format_version))
+            codec, (payload,) = encode(conn, (r.payload_json,), sample=True)
+            rows.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
+                         intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
+                         intern(conn, r.scrubber_version),
+                         observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)),
+                         ingested, r.message_id, codec, payload))
+        insert_rows(conn, f"native_records ({_INSERT_COLUMNS})", rows)
+        if self._scope.db.codec.ready_to_train():
+            self._scope.db.codec.train(conn)
 
     def _load_checkpoint(self, conn: sqlite3.Connection, source_key: str) -> Checkpoint | None:
         row = conn.execute(f"SELECT {_CHECKPOINT} FROM checkpoints WHERE source_key = ?", (source_key,)).fetchone()
@@ -113,11 +121,11 @@ class SqliteNativeTranscripts(Repository):
 
     def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]:
         self._check.text("native_session_id", native_session_id)
-        return self._query("WHERE native_session_id = ? ORDER BY source_ordinal, transcript_id", native_session_id)
+        return self._by_string("session_ref", native_session_id)
 
     def list_by_source(self, source_locator: str) -> list[NativeRecord]:
         self._check.text("source_locator", source_locator)
-        return self._query("WHERE source_locator = ? ORDER BY source_ordinal, transcript_id", source_locator)
+        return self._by_string("source_ref", source_locator)
 
     def list_by_message(self, message_id: int) -> list[NativeRecord]:
         self._check.count("message_id", message_id)
@@ -128,6 +136,15 @@ class SqliteNativeTranscripts(Repository):
         with self._op() as conn:
             return self._load_checkpoint(conn, source_key)
 
+    def _by_string(self, column: str, value: str) -> list[NativeRecord]:
+        with self._op() as conn:
+            ref = self._scope.db.strings.find(conn, value)
+            return [] if ref is None else self._rows(conn, f"WHERE {column} = ? ORDER BY source_ordinal, transcript_id",
+                                                     ref)
+
     def _query(self, where: str, arg: object) -> list[NativeRecord]:
         with self._op() as conn:
-            return [_record(r) for r in conn.execute(f"{_SELECT} {where}", (arg,))]
+            return self._rows(conn, where, arg)
+
+    def _rows(self, conn: sqlite3.Connection, where: str, arg: object) -> list[NativeRecord]:
+        return [self._record(conn, r) for r in conn.execute(f"{_SELECT} {where}", (arg,)).fetchall()]

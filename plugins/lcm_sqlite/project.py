@@ -21,8 +21,9 @@ from lcm_framework.storage.contracts import (
     Repositories,
     SummaryRepository,
 )
-from lcm_framework.storage.models import Health, ProjectStats
+from lcm_framework.storage.models import Health, MaintenanceReport, ProjectStats, StorageUsage
 
+from . import maintenance
 from .context import SqliteContext
 from .conversations import SqliteConversations
 from .coordination import SqliteCoordination
@@ -84,7 +85,8 @@ class SqliteProjectStorage(SqliteRepositories):
         with self._scope.db.op("stats") as conn:
             one = conn.execute(
                 "SELECT (SELECT count(*) FROM conversations), (SELECT count(*) FROM messages), "
-                "(SELECT coalesce(sum(token_count), 0) FROM messages), (SELECT count(*) FROM large_files)"
+                "(SELECT coalesce(sum(token_count), 0) FROM messages), (SELECT count(*) FROM large_files), "
+                "(SELECT count(*) FROM subagent_links)"
             ).fetchone()
             by_depth = dict(conn.execute("SELECT depth, count(*) FROM summaries GROUP BY depth ORDER BY depth"))
             context_tokens = conn.execute(
@@ -94,7 +96,7 @@ class SqliteProjectStorage(SqliteRepositories):
             redactions = dict(conn.execute("SELECT category, count FROM redaction_counts ORDER BY category"))
         return ProjectStats(conversations=one[0], messages=one[1], summaries_by_depth=by_depth,
                             message_tokens=one[2], context_tokens=context_tokens, large_files=one[3],
-                            redactions=redactions, storage_bytes=self._size())
+                            redactions=redactions, storage_bytes=self._size(), subagent_conversations=one[4])
 
     def _size(self) -> int:
         total = 0
@@ -104,6 +106,12 @@ class SqliteProjectStorage(SqliteRepositories):
             except OSError:
                 pass
         return total
+
+    def storage_usage(self) -> StorageUsage:
+        return maintenance.usage(self._scope.db, self._path)
+
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        return maintenance.compact(self._scope.db, self._path, progress)
 
     def close(self) -> None:
         if not self._scope.db.closed:

@@ -8,13 +8,13 @@ second waits (busy timeout), then finds everything applied.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.contracts import FullTextTier
 from lcm_framework.storage.models import ProjectRef
 
-from . import fts
+from . import compact_layout, fts
 from .errors import BACKEND
 
 V1 = """
@@ -187,8 +187,29 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
+SUBAGENT_LINKS = """
+CREATE TABLE subagent_links (
+  child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+  parent_session_id TEXT NOT NULL,
+  agent_id TEXT,
+  agent_type TEXT,
+  prompt_sha256 TEXT,
+  parent_conversation_id INTEGER REFERENCES conversations(conversation_id) ON DELETE SET NULL,
+  parent_message_id INTEGER REFERENCES messages(message_id) ON DELETE SET NULL,
+  tool_call_id TEXT
+);
+CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
+"""
+"""Version 3: sub-agent runs, each child conversation's parent session and the tool call that started it."""
+
 # Large text columns come last so reads of the small ones never walk overflow pages.
-MIGRATIONS: tuple[str, ...] = (V1,)
+# Version 4: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes
+# ``fts.install`` rebuild every index with the current definition.
+FTS_STEMMING = """
+DELETE FROM meta WHERE key = 'fts_tier';
+"""
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING)
 LATEST = len(MIGRATIONS)
 
 
@@ -217,14 +238,19 @@ def prepare(conn: sqlite3.Connection, project: ProjectRef, tier: FullTextTier) -
     """Migrate to the latest schema, record the project and build the active tier's search index."""
     if _up_to_date(conn, tier):
         return
+    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect only while the file has no table
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > LATEST:
             raise StorageUnavailableError("the database was written by a newer LCM", backend=BACKEND,
                                           domain="schema", project=project.project_id, code="schema_too_new")
-        for script in MIGRATIONS[version:]:
-            for statement in statements(script):
+        for step in MIGRATIONS[version:]:
+            if callable(step):
+                step(conn)
+                continue
+            for statement in statements(step):
                 conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {LATEST}")
         conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('project_id', ?), ('root', ?)",

@@ -1,26 +1,39 @@
-"""The offline default: keep the lines an engineer needs later, within the target size.
+"""The offline default: keep the sentences and lines that carry the most information, within the target.
 
-Lines are scored by their strongest signal, in tiers: error messages and
-tracebacks, commands and edited files, the opening line of each user
-request, decisions and findings, other message openings, then paths, URLs,
-identifiers and measured numbers. The best distinct lines that fit the
-budget are emitted in their original (time) order, each under the timestamp
-of the message it came from. Deterministic: the same segment always gives
-the same text.
+The segment is split into messages (``[2026-02-17 07:37] user: ...`` headers,
+or ``[start - end]`` headers of summaries being condensed) and each message into
+units: sentences of prose, lines of tool output. A unit scores by what it
+tells that the rest of the segment does not:
 
-Speed matters (compaction of tens of MB): each tier is one linear-time RE2
-pass over the UTF-8 bytes, matching whole lines, and lower tiers are skipped
-once higher ones already hold more than the budget.
+* rare terms: each distinct word weighs its inverse frequency among the units;
+  identifiers (``AB-1234``, ``retry_budget``, ``v2.14.3``, paths, URLs) weigh
+  more, bare numbers and hashes less (they are rare by nature);
+* error lines weigh 1.6x; decisions and commands that change things get a
+  bonus, the opening of each user request too;
+* repeats count once: the same text anywhere, or within one tool output the
+  same line once digits and hashes are blanked (log lines, test listings);
+  tool-output lines that are mostly punctuation (JSON noise) are never chosen.
+
+Tool output and conversation share the budget in proportion to their size (each
+at least a quarter when both exist). The best units per character are chosen,
+then printed in their original order under the header of the message they came
+from. Size follows the source: a leaf gets a twentieth of its tokens (1,000 for
+a 20,000-token chunk), at least 400, never more than the target. The last line names the
+topics of what was left out. Deterministic: the same segment gives the same text.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import re2
 
+from lcm_framework.storage.query_terms import STOP_WORDS
 from lcm_framework.summarize.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -29,57 +42,58 @@ if TYPE_CHECKING:
 
 NOTICE = (
     "lcm: using the offline extractive summarizer (no summarizer.model configured); "
-    "summaries keep key lines verbatim instead of prose."
+    "summaries keep key sentences and lines verbatim instead of prose."
 )
-MAX_LINE = 240
-MAX_TOOL_LINE = 160
-_ERRORS = (
-    rb"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|Error: |ERROR|FAILED|FAIL:|fatal: |panic: |"
-    rb"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
-    rb"[Cc]annot find|is not defined|Segmentation fault|\"is_error\": ?true|AssertionError"
-)
-_DECISIONS = (
-    rb"[Dd]ecided|[Dd]ecision|[Ii]nstead of|[Rr]oot cause|[Tt]he fix|(?:[Ff]ixed|[Rr]esolved) (?:the|by|it|this|a)|"
-    rb"TODO:|FIXME|"
-    rb"[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
-)
-# URLs, paths and measured numbers. Kept deliberately simple: richer alternatives (backticked code,
-# definitions, bounded repeats) make RE2's DFA blow up and this pass 10-20x slower.
-_REFERENCES = (
-    rb"https?://|/[\w.@-]+/[\w.@-]|[\w.@-]/[\w.@/-]*\.[A-Za-z]|\d\.\d+\.\d|"
-    rb"\d ?(?:ms|s|sec|seconds|minutes|[KMGT]i?B|%|tokens|bytes|lines|files|tests|passed|failed|errors)\b"
-)
-
-
-def _lines_with(pattern: bytes) -> Any:
-    return re2.compile(rb"(?m)[^\n]*(?:" + pattern + rb")[^\n]*")
-
-
-# Message headers as the compaction engine writes them: "[2026-02-17 07:37] user: ..." for messages,
-# "[2026-02-17 07:37 - 2026-02-17 08:00]" for summaries. Python's re is fastest here (literal prefix).
-_HEADER = re.compile(rb"\n\[(\d{4}-\d\d-\d\d[T ][\d:.]{4,12}Z?(?: - [^\]\n]{4,40})?)\]")
-_USER_HEADER = re.compile(rb"\n\[\d{4}-[^\]\n]{5,60}\] user: ")
-_TOOL_CALL = re.compile(rb"tool call ([^:\n]{1,60}):")
-_CHANGING_TOOLS = frozenset(
-    {b"Bash", b"Edit", b"Write", b"MultiEdit", b"NotebookEdit", b"shell", b"exec_command", b"apply_patch"}
-)
-_ERROR_LINES = _lines_with(_ERRORS)
-_DECISION_LINES = _lines_with(_DECISIONS)
-_REFERENCE_LINES = _lines_with(_REFERENCES)
-_CODE_SPAN = re.compile(rb"`[^`\n]{2,80}`")  # identifiers quoted in prose; Python's re: literal prefix
-W_ERROR, W_CHANGE, W_USER, W_DECISION, W_TOOL, W_REFERENCE, W_HEADER = 7, 6, 6, 5, 4, 3, 2
-_WEAKER_TIERS = (
-    (W_DECISION, (_DECISION_LINES,)),
-    (W_REFERENCE, (_REFERENCE_LINES, _CODE_SPAN)),
-    (W_HEADER, (_HEADER,)),
-)
-_TYPICAL_LINE = 120  # characters, to judge whether weaker tiers could still be chosen
+MAX_UNIT = 280  # characters of one unit; longer ones are clipped with " …"
+ERROR_WEIGHT = 1.6  # errors are what an engineer most often needs back
+SOURCE_SHARE = 20  # a leaf summary gets about 1/SOURCE_SHARE of its source's tokens
+MIN_LEAF_TOKENS = 400  # but short sources keep at least this much (never more than the target)
 _FRAMED_BUDGET = 600  # characters; smaller budgets get no header and footer lines
-_PREFIX = 48  # room for a "[timestamp] " (or "[start - end] ") prefix and the newline
+_FOOTER_ROOM = 200
+
+_HEADER = re.compile(r"^\[(\d{4}-\d\d-\d\d[T ][\d:.]{4,12}Z?(?: - [^\]\n]{4,40})?)\](?: ([a-z_]+):)? ?", re.M)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\[`\"'(])")
+_TERM = re.compile(r"[a-z0-9_][\w.\-/:@#]*[a-z0-9_]")  # applied to lower-cased text; two characters or more
+_IDENTIFIER = re.compile(r"[a-z]+[-_][a-z0-9]|[a-z][0-9]|[0-9][a-z]|\w/\w|\w\.\w+\.\w|^v?\d+\.\d+\.\d+|://")
+_NUMBERISH = re.compile(r"^[0-9a-f.:\-]+$|^\d")
+_ERROR = re2.compile(
+    r"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|\bError: |\bERROR\b|\bFAILED\b|\bFAIL:|fatal: |panic: |"
+    r"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
+    r"[Cc]annot find|is not defined|Segmentation fault|\"is_error\": ?true|AssertionError"
+)
+_DECISION = re2.compile(
+    r"[Dd]ecided|[Dd]ecision|[Ii]nstead of|[Rr]oot cause|[Tt]he fix|(?:[Ff]ixed|[Rr]esolved) (?:the|by|it|this|a)|"
+    r"TODO:|FIXME|[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
+)
+_TOOL_CALL = re.compile(r"^tool call ([^:\n]{1,60}):")
+_CHANGING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "shell", "exec_command",
+                             "apply_patch"})
+_SHAPE = re.compile(r"\b[0-9a-fA-F]{6,}\b|\d+")
+_NOT_ALNUM = re.compile(r"[\W_]")
+
+
+@dataclass(slots=True)
+class _Message:
+    stamp: str
+    role: str
+    start: int  # character offset of the header in the segment
+    tool_output: bool
+
+
+@dataclass(slots=True)
+class _Unit:
+    message: int
+    order: int
+    text: str
+    terms: frozenset[str]
+    bonus: float
+    tool: bool
+    error: bool
+    score: float = 0.0
 
 
 class ExtractiveSummarizer:
-    """Deterministic, offline summaries made of the segment's most informative lines."""
+    """Deterministic, offline summaries made of the segment's most informative sentences and lines."""
 
     name = "extractive"
     notice = NOTICE
@@ -91,113 +105,167 @@ class ExtractiveSummarizer:
         return estimate_tokens(text)
 
     def summarize(self, request: SummaryRequest) -> str:
-        return extract(request.segment, request.target_tokens)
+        target = request.target_tokens
+        if request.depth == 0:
+            target = min(target, max(estimate_tokens(request.segment) // SOURCE_SHARE, MIN_LEAF_TOKENS))
+        return extract(request.segment, target)
 
 
 def extract(segment: str, target_tokens: int) -> str:
-    """The lines of ``segment`` worth keeping, within about ``target_tokens`` tokens (chars/4)."""
+    """The units of ``segment`` worth keeping, within about ``target_tokens`` tokens (chars/4)."""
     budget = max(target_tokens, 16) * 4
     segment = segment.strip()
     if len(segment) <= budget:
         return segment
-    data = b"\n" + segment.encode("utf-8", "surrogatepass")
-    total = data.count(b"\n")
+    segment = segment.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # re2 needs valid UTF-8
+    messages, units = _units(segment)
+    lines = segment.count("\n") + 1
     framed = budget >= _FRAMED_BUDGET
-    head = f"[extractive summary of {total} lines; {_time_range(data)}]" if framed else ""
-    room = budget - len(head) - 80 if framed else budget  # 80: the closing "Expand for details" line
-    found: list[tuple[int, int]] = []  # (weight, any position inside the line)
-    found += [(W_ERROR, m.start()) for m in _ERROR_LINES.finditer(data)]
-    found += [(W_USER, m.start() + 1) for m in _USER_HEADER.finditer(data)]
-    found += [(W_CHANGE if m.group(1) in _CHANGING_TOOLS else W_TOOL, m.start()) for m in _TOOL_CALL.finditer(data)]
-    for weight, scans in _WEAKER_TIERS:
-        if _filled(found, room):
-            break
-        for scan in scans:
-            found += [(weight, m.start() + (scan is _HEADER)) for m in scan.finditer(data)]
-    chosen = _choose(data, found, room)
-    body = _render(data, chosen)
-    footer = f"Expand for details about: the other {total - len(chosen)} of {total} source lines" if framed else ""
+    head = f"[extractive summary of {lines} lines; {_time_range(messages)}]" if framed else ""
+    room = budget - len(head) - (_FOOTER_ROOM if framed else 0) - 2
+    _score(units)
+    chosen = _choose(units, messages, room)
+    body = _render(units, messages, chosen)
+    while len(body) > room and chosen:  # the estimate of prefixes was short: drop the weakest
+        chosen.discard(min(chosen, key=lambda i: (units[i].score, -i)))
+        body = _render(units, messages, chosen)
+    footer = _footer(units, chosen, lines) if framed else ""
     return "\n".join(part for part in (head, body, footer) if part)
 
 
-def _filled(found: list[tuple[int, int]], room: int) -> bool:
-    """Whether the candidates so far would already fill ``room`` (estimated, with the per-weight cap)."""
-    per_weight = Counter(weight for weight, _anchor in found)
-    return sum(min(count * _TYPICAL_LINE, room // 2) for count in per_weight.values()) >= room
+def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
+    headers = list(_HEADER.finditer(segment))
+    if not headers or headers[0].start() > 0:
+        headers.insert(0, None)  # type: ignore[arg-type]  # text before the first header
+    messages: list[_Message] = []
+    units: list[_Unit] = []
+    previous_call = False
+    for n, header in enumerate(headers):
+        start = header.end() if header else 0
+        end = headers[n + 1].start() if n + 1 < len(headers) else len(segment)
+        text = segment[start:end].strip()
+        role = (header.group(2) or "") if header else ""
+        call = _TOOL_CALL.match(text)
+        tool_output = role == "tool" or (role == "user" and previous_call and call is None)
+        previous_call = call is not None
+        messages.append(_Message(header.group(1) if header else "", role, header.start() if header else 0,
+                                 tool_output))
+        index = len(messages) - 1
+        pieces = [text] if call else _pieces(text, prose=not tool_output)
+        errors, decisions = _ERROR.search(text) is not None, _DECISION.search(text) is not None  # few messages
+        for order, piece in enumerate(pieces):
+            piece = piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
+            bonus = 0.0
+            if call:
+                bonus = 3.0 if call.group(1) in _CHANGING_TOOLS else 1.0
+            elif order == 0 and role == "user" and not tool_output:
+                bonus = 2.0
+            error = errors and _ERROR.search(piece) is not None
+            if decisions and _DECISION.search(piece):
+                bonus += 2.5
+            terms = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
+            units.append(_Unit(index, order, piece, terms, bonus, tool_output, error))
+    return messages, units
 
 
-def _choose(data: bytes, found: list[tuple[int, int]], room: int) -> list[tuple[int, int, int]]:
-    """(start, end, width) of the best distinct lines fitting ``room`` characters, in source order.
+def _pieces(text: str, *, prose: bool) -> list[str]:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not prose:
+        return lines
+    return [p.strip() for line in lines for p in _SENTENCE.split(line) if p.strip()]
 
-    A first round lets no single weight take more than half the room, so a run of tool calls cannot
-    crowd out the user's requests or the errors; a second round fills what is left.
-    """
-    ranked = sorted(found, key=lambda item: (-item[0], -item[1]))
-    seen_lines: set[int] = set()
-    seen_text: set[bytes] = set()
-    chosen: list[tuple[int, int, int]] = []
-    find, rfind = data.find, data.rfind
-    for share in (room // 2, room):
-        spent: dict[int, int] = {}
-        for weight, anchor in ranked:
-            if room < 24:
-                break
-            start = anchor if data[anchor - 1 : anchor] == b"\n" else rfind(b"\n", 0, anchor) + 1
-            if start in seen_lines:
+
+@functools.lru_cache(maxsize=1 << 16)
+def _kind_factor(term: str) -> float:
+    """Identifiers weigh 1.5x their rarity; bare numbers and hashes are capped at 1 (0 here marks the cap)."""
+    if _IDENTIFIER.search(term):
+        return 1.5
+    return 0.0 if _NUMBERISH.match(term) else 1.0
+
+
+def _score(units: list[_Unit]) -> None:
+    """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
+    df = Counter(t for u in units for t in u.terms)
+    total = max(len(units), 1)
+    weight = {}
+    for term, n in df.items():
+        idf, factor = math.log(1 + total / n), _kind_factor(term)
+        weight[term] = idf * factor if factor else min(idf, 1.0)
+    seen: set[tuple[int, str] | str] = set()
+    for unit in units:
+        if unit.text in seen or not unit.terms:
+            continue
+        seen.add(unit.text)
+        if unit.tool:  # tool output: repeated lines (once numbers are blanked) and JSON noise
+            shape = (unit.message, _SHAPE.sub("0", unit.text))
+            if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
                 continue
-            end = find(b"\n", start)
-            end = len(data) if end < 0 else end
-            width = MAX_TOOL_LINE if weight in (W_CHANGE, W_TOOL) else MAX_LINE
-            cost = min(end - start, width + 2) + _PREFIX
-            if cost > room or spent.get(weight, 0) + cost > share:
+            seen.add(shape)
+        information = sum(map(weight.__getitem__, unit.terms))
+        unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
+
+
+def _choose(units: list[_Unit], messages: list[_Message], room: int) -> set[int]:
+    """Indexes of the units to keep: best score per character, tool output and conversation each in its share."""
+    sizes = {kind: sum(len(u.text) for u in units if u.tool is kind) for kind in (True, False)}
+    total = sum(sizes.values()) or 1
+    shares = {kind: room * min(max(size / total, 0.25), 0.75) if sizes[not kind] else room
+              for kind, size in sizes.items()}
+    ranked = sorted((i for i, u in enumerate(units) if u.score > 0),
+                    key=lambda i: (-units[i].score / (len(units[i].text) + 40), i))
+    chosen: set[int] = set()
+    opened: set[int] = set()
+    spent = {True: 0.0, False: 0.0}
+    used = 0
+    for strict in (True, False):  # first within each share, then whatever room is left
+        for i in ranked:
+            unit = units[i]
+            if i in chosen:
                 continue
-            seen_lines.add(start)
-            key = data[start : min(end, start + width)].strip()
-            if not key or key in seen_text:
+            cost = len(unit.text) + 3 + (0 if unit.message in opened else len(messages[unit.message].stamp) + 16)
+            over_share = spent[unit.tool] > 0 and spent[unit.tool] + cost > shares[unit.tool]
+            if used + cost > room or (strict and over_share):  # a share always holds its best unit
                 continue
-            seen_text.add(key)
-            chosen.append((start, end, width))
-            spent[weight] = spent.get(weight, 0) + cost
-            room -= cost
-    chosen.sort()
+            chosen.add(i)
+            opened.add(unit.message)
+            spent[unit.tool] += cost
+            used += cost
     return chosen
 
 
-def _render(data: bytes, chosen: list[tuple[int, int, int]]) -> str:
-    out: list[str] = []
-    shown = ""
-    for start, end, width in chosen:
-        text = _clip(data, start, end, width)
-        stamp, stamp_at = _stamp_before(data, start)
-        if stamp and stamp != shown and stamp_at != start:
-            text = f"[{stamp}] {text}"
-        shown = stamp or shown
-        out.append(text)
-    return "\n".join(out)
+def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> str:
+    lines: list[str] = []
+    current = -1
+    for i in sorted(chosen):
+        unit = units[i]
+        if unit.message != current:
+            current = unit.message
+            message = messages[current]
+            prefix = (f"[{message.stamp}] " if message.stamp else "") + (f"{message.role}: " if message.role else "")
+            lines.append(prefix + unit.text)
+        else:
+            lines[-1] += " … " + unit.text
+    return "\n".join(lines)
 
 
-def _stamp_before(data: bytes, pos: int) -> tuple[str, int]:
-    """Timestamp of the message header at or before ``pos`` and the header's position."""
-    at = data.rfind(b"\n[", 0, pos + 1)
-    while at >= 0:
-        match = _HEADER.match(data, at)
-        if match:
-            return match.group(1).decode("ascii", "replace"), at + 1
-        at = data.rfind(b"\n[", 0, at)
-    return "", -1
+def _footer(units: list[_Unit], chosen: set[int], lines: int) -> str:
+    """What was left out: its distinctive recurring terms (tf-idf over units, identifiers first), and how much."""
+    shown = {term for i in chosen for term in units[i].terms}
+    df = Counter(term for i, unit in enumerate(units) if i not in chosen and unit.score > 0 for term in unit.terms)
+    common = max(len(units) // 5, 2)  # in a fifth of the passages or more: vocabulary, not a topic
+    weights = {term: n * math.log(1 + len(units) / n) * (_kind_factor(term) or 0.5)
+               for term, n in df.items()
+               if term not in shown and len(term) > 3 and n < common and not _NUMBERISH.match(term)}
+    topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
+    left = len(units) - len(chosen)
+    text = f"Expand for details about: {', '.join(topics)}" if topics else "Expand for details about:"
+    text = f"{text} ({left} of {len(units)} passages of {lines} lines not shown)"
+    return text if len(text) <= _FOOTER_ROOM else text[: _FOOTER_ROOM - 2].rsplit(", ", 1)[0] + " …)"
 
 
-def _time_range(data: bytes) -> str:
-    first_match = _HEADER.search(data)
-    if first_match is None:
+def _time_range(messages: list[_Message]) -> str:
+    stamps = [m.stamp for m in messages if m.stamp]
+    if not stamps:
         return "no timestamps"
-    first = first_match.group(1).decode("ascii", "replace").split(" - ")[0]
-    last = _stamp_before(data, len(data))[0].split(" - ")[-1]
+    first, last = stamps[0].split(" - ")[0], stamps[-1].split(" - ")[-1]
     return first if first == last else f"{first} .. {last}"
-
-
-def _clip(data: bytes, start: int, end: int, width: int) -> str:
-    """The line, stripped; a long line keeps its first ``width`` bytes."""
-    if end - start <= width:
-        return data[start:end].decode("utf-8", "replace").strip()
-    return data[start : start + width].decode("utf-8", "ignore").strip() + " …"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import ConfigError, SummarizerError
+from lcm_framework.errors import ConfigError, SummarizerError, SummarizerUnavailableError
 from lcm_framework.summarize.tokens import count_tokens, load_litellm
 
 from .credentials import scrub, secret_values
@@ -142,7 +142,7 @@ class LitellmSummarizer:
                     continue
                 break
             return self._text(response)
-        raise SummarizerError(self._scrubbed(f"failed after {attempt + 1} attempt(s): {failure}"))
+        raise SummarizerUnavailableError(self._scrubbed(f"failed after {attempt + 1} attempt(s): {failure}"))
 
     def _text(self, response: Any) -> str:
         normalized = response_text(response)

@@ -1,4 +1,4 @@
-"""Context assembly: XML summaries, budget filling newest first, protected tail, tool pairing, blocks."""
+"""Context assembly: XML summaries, the finest DAG level the budget allows, protected tail, tool pairing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lcm_framework.assembly import assemble, assemble_context
 from lcm_framework.compaction import CompactionEngine, Mode
-from lcm_framework.storage.models import NewPart, PartKind
+from lcm_framework.storage.models import NewPart, PartKind, SummaryKind
 
 from .helpers import ingest, new_message, project_dir, scripted_app, texts
 
@@ -23,7 +23,8 @@ def _compacted(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_summaries_render_as_xml_user_messages_then_the_fresh_tail(tmp_path: Path) -> None:
     app, cm, storage, cid, stored = _compacted(tmp_path)
     try:
-        context = assemble_context(app, storage, cid, budget_tokens=1_000_000)
+        coarsest = storage.context.token_total(cid)  # no room for detail: the context list as compacted
+        context = assemble_context(app, storage, cid, budget_tokens=coarsest)
         first = context.messages[0]
         assert first["role"] == "user"
         xml = first["content"][0]["text"]
@@ -54,6 +55,47 @@ def test_budget_keeps_newest_items_and_always_the_tail(tmp_path: Path) -> None:
         cm.__exit__(None, None, None)
 
 
+def test_a_budget_that_holds_the_whole_session_shows_every_message_raw_in_order(tmp_path: Path) -> None:
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        assert storage.summaries.list_summaries(cid)  # compacted, yet nothing needs a summary here
+        context = assemble(storage, cid, budget=sum(m.token_count for m in stored), fresh_tail_count=4)
+        assert context.summary_ids == [] and context.message_ids == [m.message_id for m in stored]
+        assert [t["content"][0]["text"] for t in context.messages] == [m.content for m in stored]
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def test_larger_budgets_show_more_raw_detail_newest_first_and_stay_chronological(tmp_path: Path) -> None:
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        coarsest = storage.context.token_total(cid)
+        full = sum(m.token_count for m in stored)
+        order = {m.message_id: n for n, m in enumerate(stored)}
+        raw_counts = []
+        for budget in range(coarsest, full + 1, max(1, (full - coarsest) // 12)):
+            context = assemble(storage, cid, budget=budget, fresh_tail_count=4)
+            assert context.token_estimate <= budget
+            raw = [order[m] for m in context.message_ids]
+            assert raw == sorted(raw) and raw == list(range(raw[0], len(stored)))  # a newest, contiguous run
+            covered = set()
+            for summary in storage.summaries.get_summaries(context.summary_ids):
+                for leaf in _leaves(storage, summary.summary_id):
+                    covered.update(order[m] for m in storage.summaries.source_message_ids(leaf))
+            assert set(range(raw[0])) <= covered  # everything older is shown as a summary
+            raw_counts.append(len(raw))
+        assert raw_counts == sorted(raw_counts) and raw_counts[-1] > raw_counts[0]
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def _leaves(storage, summary_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+    summary = storage.summaries.get_summary(summary_id)
+    if summary.kind is SummaryKind.LEAF:
+        return [summary_id]
+    return [leaf for parent in storage.summaries.parent_ids(summary_id) for leaf in _leaves(storage, parent)]
+
+
 def test_tool_pairs_are_sanitized_and_results_travel_in_user_turns(tmp_path: Path) -> None:
     app, _ = scripted_app(project_dir(tmp_path), {})
     call = NewPart(PartKind.TOOL_CALL, text='{"command": "ls"}', tool_call_id="toolu_a", tool_name="Bash")
@@ -76,7 +118,10 @@ def test_tool_pairs_are_sanitized_and_results_travel_in_user_turns(tmp_path: Pat
             {"type": "text", "text": "Listing."},
             {"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {"command": "ls"}},
         ]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "README.md"}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "README.md"},
+            {"type": "text", "text": "[tool result of toolu_gone]\nlost"},
+        ]},
     ]
 
 
@@ -85,3 +130,22 @@ def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
     with app.project() as storage:
         context = assemble(storage, 999, budget=100, fresh_tail_count=8)
     assert context.messages == [] and context.token_estimate == 0
+
+
+def test_restore_after_an_agent_compaction_shows_what_the_assembler_selects(tmp_path: Path) -> None:
+    from lcm_framework.assembly import select_pieces
+    from lcm_framework.daemon.restore import restore
+
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        budget = storage.context.token_total(cid) * 2  # more than the compacted list: older detail comes back
+        restored = restore(storage, "s1", max_tokens=budget, limit=12, source="compact")
+        chosen = select_pieces(storage, cid, budget=budget, fresh_tail_count=0)
+        assert [s["summary_id"] for s in restored["summaries"]] == [p.summary_id for p in chosen.pieces
+                                                                   if p.summary_id]
+        assert restored["messages"] == [p.message_id for p in chosen.pieces if p.message_id is not None]
+        raw_in_list = [i.message_id for i in storage.context.list_items(cid) if i.message_id is not None]
+        assert len(restored["messages"]) > len(raw_in_list) and restored["tokens"] <= budget
+        assert stored[-1].content in restored["context"]
+    finally:
+        cm.__exit__(None, None, None)

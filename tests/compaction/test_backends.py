@@ -23,8 +23,10 @@ def test_compaction_and_recall_on_every_backend(factory: StorageBackendFactory, 
         report = CompactionEngine(app).compact(storage, cid, Mode.FULL)
         assert report.created_by_depth.get(0, 0) >= 4 and report.created_by_depth.get(1, 0) >= 1
         assert verify(storage).ok
-        context = assemble(storage, cid, budget=100_000, fresh_tail_count=4)
-        assert context.message_ids == [m.message_id for m in stored[-4:]]
+        coarsest = assemble(storage, cid, budget=storage.context.token_total(cid), fresh_tail_count=4)
+        assert coarsest.message_ids == [m.message_id for m in stored[-4:]] and coarsest.summary_ids
+        roomy = assemble(storage, cid, budget=100_000, fresh_tail_count=4)  # the DAG read back to every message
+        assert roomy.message_ids == [m.message_id for m in stored] and roomy.summary_ids == []
         found = grep(storage, "fact7", conversation_ids=[cid])
         leaf = next(g.summary_id for g in found.groups if g.summary_id)
         assert leaf is not None

@@ -60,7 +60,8 @@ def test_incremental_compaction_never_raises_into_ingestion(tmp_path: Path) -> N
     with app.project() as storage:
         cid, _ = ingest(storage, "s1", texts(40))
         report = CompactionEngine(app).compact(storage, cid, Mode.INCREMENTAL)
-        assert report.created_by_depth == {0: 1} and report.outcomes == {"truncated": 1}
+        leaves = report.created_by_depth[0]
+        assert set(report.created_by_depth) == {0} and report.outcomes == {"truncated": leaves}
 
 
 def test_truncation_is_deterministic_and_bounded() -> None:

@@ -38,3 +38,35 @@ def test_litellm_empty_response_falls_back_to_truncation(tmp_path: Path) -> None
         assert report.outcomes == {"truncated": report.passes}
         assert any("SummarizerError" in f for f in report.failures)
         assert all(TRUNCATION_MARKER in s.content for s in storage.summaries.list_summaries(cid, depth=0))
+
+
+def _fell_back(storage, cid: int, report) -> None:  # type: ignore[no-untyped-def]
+    assert report.fallback and "offline extractive summarizer" in report.fallback
+    assert "truncated" not in report.outcomes and report.passes > 0
+    leaves = storage.summaries.list_summaries(cid, depth=0)
+    assert leaves and not any(TRUNCATION_MARKER in leaf.content for leaf in leaves)
+    assert verify(storage).ok
+
+
+def test_a_quota_failure_falls_back_to_the_offline_summarizer_once(tmp_path: Path) -> None:
+    app = make_app(project_dir(tmp_path), OVERRIDES)
+    summarizer = _summarizer(app, "litellm.RateLimitError")
+    with app.project() as storage:
+        cid, _ = ingest(storage, "s1", texts(40))
+        engine = CompactionEngine(app, summarizer=summarizer)
+        report = engine.compact(storage, cid, Mode.FULL)
+        _fell_back(storage, cid, report)
+        assert "RateLimitError" in report.fallback
+        assert summarizer.attempts == 1  # the model is not asked again for every later pass
+
+
+def test_a_missing_api_key_falls_back_to_the_offline_summarizer(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from lcm_summarizers.llm import LitellmSummarizer
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = make_app(project_dir(tmp_path), {**OVERRIDES, "summarizer.model": "anthropic/claude-3-5-haiku-latest"})
+    with app.project() as storage:
+        cid, _ = ingest(storage, "s1", texts(40))
+        report = CompactionEngine(app, summarizer=LitellmSummarizer(app.config)).compact(storage, cid, Mode.FULL)
+        _fell_back(storage, cid, report)
+        assert "AuthenticationError" in report.fallback

@@ -106,21 +106,34 @@ def test_retry_with_new_observation_time_and_scrubber_is_skipped(project: Projec
     assert stored.observed_at == NOW and stored.scrubber_version == "scrub-1"
 
 
-@pytest.mark.parametrize("change", ["payload", "ordinal", "link", "session"])
+@pytest.mark.parametrize("change", ["payload", "ordinal", "link", "unlink", "session"])
 def test_reused_ingest_key_with_different_data_conflicts_whole_batch(project: ProjectStorage, change: str) -> None:
     conv = project.conversations.create_conversation("s")
-    (msg,) = project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "hi", 1)])
-    first = ingest(project, [rec(0)], None, cp(10, 0, 1)).checkpoint
+    msg, other = project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "hi", 1),
+                                                                             NewMessage(Role.USER, "yo", 1)])
+    first = ingest(project, [rec(0, message_id=msg.message_id)], None, cp(10, 0, 1)).checkpoint
     changed = {
-        "payload": replace(rec(0), payload_json='{"n": "changed"}'),
-        "ordinal": replace(rec(0), source_ordinal=7),
-        "link": replace(rec(0), message_id=msg.message_id),
-        "session": replace(rec(0), native_session_id="another"),
+        "payload": replace(rec(0, message_id=msg.message_id), payload_json='{"n": "changed"}'),
+        "ordinal": replace(rec(0, message_id=msg.message_id), source_ordinal=7),
+        "link": rec(0, message_id=other.message_id),
+        "unlink": rec(0),
+        "session": replace(rec(0, message_id=msg.message_id), native_session_id="another"),
     }[change]
     with pytest.raises(ConflictError):
         ingest(project, [rec(1), changed], first, cp(20, 1, 2))
     assert project.native_transcripts.get_checkpoint("src") == first
     assert [r.source_ordinal for r in project.native_transcripts.list_by_source("proj/a.jsonl")] == [0]
+
+
+def test_a_record_stored_without_a_link_is_skipped_and_stays_unchanged(project: ProjectStorage) -> None:
+    conv = project.conversations.create_conversation("s")
+    (msg,) = project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "hi", 1)])
+    first = ingest(project, [rec(0), rec(1)], None, cp(10, 1, 2)).checkpoint
+    before = project.native_transcripts.list_by_source("proj/a.jsonl")
+    result = ingest(project, [rec(0, message_id=msg.message_id), rec(1), rec(2)], first, cp(20, 2, 3))
+    assert (result.inserted, result.skipped) == (1, 2)
+    assert project.native_transcripts.list_by_source("proj/a.jsonl")[:2] == before
+    assert project.native_transcripts.list_by_message(msg.message_id) == []
 
 
 def test_link_to_missing_message_rolls_back(project: ProjectStorage) -> None:

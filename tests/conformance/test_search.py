@@ -138,3 +138,37 @@ def test_search_is_project_isolated(project: ProjectStorage, other_project: Proj
     add(project, "s", "confidential roadmap")
     assert other_project.lexical_search.search(SearchQuery("roadmap")) == []
     assert other_project.lexical_search.search(SearchQuery("roadmap", mode=SearchMode.SUBSTRING)) == []
+
+
+def test_full_text_stems_and_ignores_stop_words(project: ProjectStorage) -> None:
+    routed, settled = add(project, "s", "We routed the webhooks through the proxy",
+                          "The billing dispute was settled on Friday")
+    assert ids(project, "route webhook") == [routed]
+    assert ids(project, "settles") == [settled]
+    assert ids(project, "the webhooks") == [routed]  # "the" is a stop word, not a required word
+    assert ids(project, "the of and") == []  # nothing left to look for
+
+
+def test_ranked_answers_questions_with_any_word_best_first(project: ProjectStorage) -> None:
+    one, all_terms, phrase = add(
+        project, "s",
+        "the port was changed yesterday",
+        "the port of the invoice job is 7311; its worker retries",
+        "since Monday the invoice worker port is 7311",
+    )
+    unrelated, = add(project, "s", "nothing to see here")
+    found = project.lexical_search.search(
+        SearchQuery("What is the invoice worker's port?", mode=SearchMode.RANKED))
+    assert [h.id for h in found] == [phrase, all_terms, one]  # whole phrase, then every word, then one word
+    assert found[0].score > found[1].score > found[2].score
+    assert unrelated not in [h.id for h in found]
+    assert ids(project, "which invoice worker port changed", mode=SearchMode.FULL_TEXT) == []
+    assert ids(project, "what is the", mode=SearchMode.RANKED) == []
+
+
+def test_identifiers_still_match_exactly(project: ProjectStorage) -> None:
+    deploy, test_line, _ = add(project, "s", "rolled back deploy-7f3a2 after the alert",
+                               "failure at test_auth.py:103 in the login flow", "deploy 7f3a3 and test_auth.py:104")
+    for mode in (SearchMode.FULL_TEXT, SearchMode.RANKED):
+        assert ids(project, "deploy-7f3a2", mode=mode) == [deploy]
+        assert ids(project, "test_auth.py:103", mode=mode) == [test_line]

@@ -13,9 +13,9 @@ from lcm_framework.config import load_config
 from lcm_framework.daemon.server import build_app
 from lcm_framework.daemon.service import DaemonService
 from lcm_framework.plugins import build_plugins
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID
 
-SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+SESSION = CLAUDE_SAMPLE_ID
 TOKEN = "t" * 43
 
 
@@ -23,7 +23,7 @@ def make_project(root: Path) -> tuple[Path, Path]:
     root.mkdir(parents=True)
     (root / ".git").mkdir()
     transcript = root / f"{SESSION}.jsonl"
-    shutil.copyfile(CLAUDE_SESSIONS / f"{SESSION}.jsonl", transcript)
+    shutil.copyfile(CLAUDE_SAMPLE, transcript)
     return root, transcript
 
 
@@ -108,10 +108,10 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
             assert read_backlog(lcm_env).pending == 0  # type: ignore[union-attr]
             ctx = await client.post("/context", json={"project": str(project), "session_id": SESSION})
             assert len(ctx.json()["messages"]) > 0
-            found = await client.post("/grep", json={"project": str(project), "pattern": "CLAUDE.md"})
+            found = await client.post("/grep", json={"project": str(project), "pattern": "Address already in use"})
             assert found.status_code == 200, found.text
             assert found.json()["result"]["projects"], found.text
-            unknown = await client.post("/grep", json={"project": str(project), "pattern": "CLAUDE.md",
+            unknown = await client.post("/grep", json={"project": str(project), "pattern": "Address already in use",
                                                        "session": "no-such-session"})
             assert unknown.status_code == 404 and unknown.json()["error"] == "session_not_found", unknown.text
             missing = await client.post("/describe", json={"project": str(project), "id": "sum_0123456789abcdef"})

@@ -16,17 +16,17 @@ from lcm_framework.ingest import ingest_file
 from lcm_framework.installer.agents import changes
 from lcm_framework.outbox import Outbox, outbox_path
 from lcm_framework.plugins import build_plugins
-from tests.conftest import CLAUDE_SESSIONS, run_lcm
+from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID, run_lcm
 from tests.daemon.support import DaemonProcess, free_port
 
-SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+SESSION = CLAUDE_SAMPLE_ID
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / ".git").mkdir(parents=True)
-    shutil.copyfile(CLAUDE_SESSIONS / f"{SESSION}.jsonl", root / "s.jsonl")
+    shutil.copyfile(CLAUDE_SAMPLE, root / "s.jsonl")
     return root
 
 

@@ -10,11 +10,16 @@ import pytest
 from lcm_format_claude.format import FORMAT
 
 from lcm_framework.storage.models import PartKind, Role
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 
 from .helpers import map_all, messages, read_jsonl, unpaired_calls
 
 FILES = sorted(CLAUDE_SESSIONS.glob("*.jsonl"))
+
+
+@pytest.fixture(autouse=True)
+def _real_sessions() -> None:
+    shared_testdata(CLAUDE_SESSIONS)
 
 
 def test_testdata_present() -> None:
@@ -27,8 +32,9 @@ def test_every_line_maps_to_a_message_or_a_native_record(path: Path) -> None:
     assert len(records) == sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     for record in records:
         mapped = FORMAT.map_record(record)
-        main_turn = record["type"] in {"user", "assistant", "system"} and not record.get("isSidechain")
-        assert (mapped.message is not None) == main_turn, record.get("uuid")
+        turn = record["type"] in {"user", "assistant"}
+        assert (mapped.message is not None) == (turn and mapped.kind is None), record.get("uuid")
+        assert (mapped.subagent is not None) == bool(record.get("isSidechain"))
         if record["type"] != "summary":
             assert mapped.session_id == record["sessionId"]
             assert mapped.cwd == record["cwd"]
@@ -54,13 +60,15 @@ def test_parts_keep_every_block_verbatim(path: Path) -> None:
             assert mapped.message.token_count == (len(mapped.message.content) + 3) // 4
 
 
-def test_record_types_seen_and_sidechains_kept_native() -> None:
+def test_record_types_seen_and_sidechains_marked_with_their_run() -> None:
     seen: Counter[tuple[str, bool]] = Counter()
     for path in FILES:
         for record in read_jsonl(path):
             seen[(record["type"], bool(record.get("isSidechain")))] += 1
             if record.get("isSidechain"):
-                assert FORMAT.map_record(record).message is None
+                ref = FORMAT.map_record(record).subagent
+                assert ref is not None and (ref.record_id, ref.parent_record_id) == (record["uuid"],
+                                                                                      record["parentUuid"])
     assert set(seen) == {
         ("user", False),
         ("user", True),
@@ -89,7 +97,7 @@ def test_tool_results_errors_and_roles() -> None:
         if b.get("type") == "tool_result" and b.get("is_error") is True
     )
     assert len(calls) == len(results) == 36
-    assert len(msgs) == 92 and sum(len(read_jsonl(p)) for p in FILES) == 524
+    assert len(msgs) == 91 and sum(len(read_jsonl(p)) for p in FILES) == 524  # 92 turns, one /init echo
     assert sum(p.is_error for p in results) == raw_errors > 0
     assert all(p.tool_name for p in calls)
     tool_msgs = [m for m in msgs if m.role is Role.TOOL]
@@ -98,11 +106,25 @@ def test_tool_results_errors_and_roles() -> None:
     assert error.text and error.text in next(m.content for m in msgs if error in m.parts)
 
 
+def test_slash_command_echoes_are_client_metadata_but_their_arguments_and_prompts_are_turns() -> None:
+    kinds = Counter((r["type"], FORMAT.map_record(r).kind) for p in FILES for r in read_jsonl(p)
+                    if not r.get("isSidechain"))
+    assert kinds[("user", "client_meta")] == 1  # the bare `/init` echo
+    assert sum(n for (_, kind), n in kinds.items() if kind) == 1
+    with_args = [r for p in FILES for r in read_jsonl(p) if "<command-args>" in str(r.get("message", {}))
+                 and not r.get("isSidechain")]
+    assert with_args and all(FORMAT.map_record(r).message is not None for r in with_args)
+    expanded = [r for p in FILES for r in read_jsonl(p) if r.get("isMeta") is True]
+    assert expanded and all(FORMAT.map_record(r).message is not None for r in expanded)
+
+
 def test_plain_string_content_and_nested_result_text() -> None:
-    records = read_jsonl(CLAUDE_SESSIONS / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
-    first = FORMAT.map_record(records[0]).message
+    records = [r for path in FILES for r in read_jsonl(path)]
+    plain = next(r for r in records if r["type"] == "user" and isinstance(r["message"]["content"], str)
+                 and FORMAT.map_record(r).message is not None)
+    first = FORMAT.map_record(plain).message
     assert first is not None and first.role is Role.USER
-    assert first.content == records[0]["message"]["content"]
+    assert first.content == plain["message"]["content"]
     assert [p.kind for p in first.parts] == [PartKind.TEXT]
     big = read_jsonl(CLAUDE_SESSIONS / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
     nested = next(
@@ -130,8 +152,8 @@ def test_assistant_metadata_has_model_and_message_id() -> None:
 
 
 def test_sidechain_tool_calls_are_paired_too() -> None:
-    """Sub-agent turns stay native-only, but mapped as main-thread turns their calls pair up as well."""
-    sidechain = [{**r, "isSidechain": False} for p in FILES for r in read_jsonl(p) if r.get("isSidechain")]
+    """Sub-agent turns are messages of their runs, and their calls pair up as well."""
+    sidechain = [r for p in FILES for r in read_jsonl(p) if r.get("isSidechain")]
     msgs = messages(map_all(FORMAT, sidechain))
     calls = {part.tool_call_id for m in msgs for part in m.parts if part.kind is PartKind.TOOL_CALL}
     assert len(calls) == 164

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lcm_format_codex.format import FORMAT
-from lcm_format_codex.items import MAPPERS, tool_output
+from lcm_format_codex.items import MAPPERS, map_response_item, tool_output
 
 from lcm_framework.storage.models import PartKind, Role
 
@@ -69,17 +69,39 @@ def test_messages_by_role_and_content_items() -> None:
         ("system", Role.SYSTEM, [{"type": "input_text", "text": "rules"}, {"type": "future", "x": 1}, "odd"]),
     ]
     for native_role, role, content in cases:
-        mapped = FORMAT.map_record(item(type="message", role=native_role, content=content))
-        msg = mapped.message
+        payload = {"type": "message", "role": native_role, "content": content}
+        msg = map_response_item(payload, None)
         assert msg is not None and msg.role is role, native_role
         assert [json.loads(p.raw_json or "") for p in msg.parts] == content
+        mapped = FORMAT.map_record(item(**payload))
         assert mapped.metadata["role"] == native_role and mapped.session_id is None
+        # developer and system messages are Codex's own instructions: kept native only
+        assert (mapped.message is None) == (native_role in ("developer", "system")), native_role
     user = FORMAT.map_record(item(type="message", role="user", content=cases[0][2])).message
     assert user is not None and user.content == "fix it\n[image]"
     assert [p.kind for p in user.parts] == [PartKind.TEXT, PartKind.IMAGE]
-    odd = FORMAT.map_record(item(type="message", role="system", content=cases[3][2])).message
+    odd = map_response_item({"type": "message", "role": "system", "content": cases[3][2]}, None)
     assert odd is not None and [p.kind for p in odd.parts] == [PartKind.TEXT, PartKind.OTHER, PartKind.OTHER]
     assert FORMAT.map_record(item(type="message", role="critic", content=[])).message is None
+
+
+def test_scaffolding_kinds() -> None:
+    """What Codex 0.171.0 writes around the conversation (see tests/formats/agent_written/)."""
+    def text(role: str, value: str) -> dict[str, object]:
+        return item(type="message", role=role, content=[{"type": "input_text", "text": value}])
+
+    kinds = {
+        "skills": (text("developer", "<skills_instructions>\n## Skills"), "agent_scaffolding"),
+        "permissions": (text("developer", "<permissions instructions>\nsandbox"), "agent_scaffolding"),
+        "environment": (text("user", "<environment_context>\n  <cwd>/p</cwd>"), "agent_scaffolding"),
+        "agents.md": (text("user", "# AGENTS.md instructions for /p\n\n<INSTRUCTIONS>"), "agent_scaffolding"),
+        "lcm": (text("developer", "# Restored context (LCM)\nLCM keeps every message"), "lcm_context"),
+        "prompt": (text("user", "run the echo command please"), None),
+    }
+    for name, (rec, kind) in kinds.items():
+        mapped = FORMAT.map_record(rec)
+        assert mapped.kind == kind, name
+        assert (mapped.message is None) == (kind is not None), name
 
 
 def test_function_call_and_output_pair_with_exit_code_errors() -> None:
@@ -239,4 +261,5 @@ def test_structural_samples_cover_every_mapped_payload_type() -> None:
     payload_types = {s["payload"].get("type") for s in samples if s["type"] == "response_item"}
     assert payload_types == set(MAPPERS)
     assert {s["type"] for s in samples} == {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-    assert all(FORMAT.map_record(s).message is not None for s in samples if s["type"] == "response_item")
+    mapped = [FORMAT.map_record(s) for s in samples if s["type"] == "response_item"]
+    assert all(m.message is not None or m.kind == "agent_scaffolding" for m in mapped)

@@ -18,10 +18,10 @@ from lcm_framework.config import load_config
 from lcm_framework.ingest import ingest_file
 from lcm_framework.outbox import Outbox, outbox_path, read_backlog
 from lcm_framework.plugins import build_plugins
-from tests.conftest import CLAUDE_SESSIONS, OFFLINE_ENV
+from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID, OFFLINE_ENV
 from tests.daemon.support import DaemonProcess, free_port
 
-SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"  # main chain and sidechain records
+SESSION = CLAUDE_SAMPLE_ID
 HANG_GUARD_S = 60  # only catches a hook that hangs; hook latency is measured by benchmarks/bench_hooks.py
 
 
@@ -63,7 +63,7 @@ def test_kill_the_daemon_mid_session_and_lose_nothing(lcm_env: Path, tmp_path: P
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     transcript = project / f"{SESSION}.jsonl"
-    lines = (CLAUDE_SESSIONS / f"{SESSION}.jsonl").read_text().splitlines(keepends=True)
+    lines = CLAUDE_SAMPLE.read_text().splitlines(keepends=True)
     chunks = [lines[i:i + 8] for i in range(0, len(lines), 8)]
     port = free_port()
     env = {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(lcm_env), "LCM_DAEMON_PORT": str(port),

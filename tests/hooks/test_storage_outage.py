@@ -13,17 +13,17 @@ from pathlib import Path
 import httpx
 
 from lcm_framework.outbox import Outbox, outbox_path
-from tests.conftest import CLAUDE_SESSIONS, OFFLINE_ENV
+from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID, OFFLINE_ENV
 from tests.daemon.support import DaemonProcess, free_port
 
-SESSION = "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+SESSION = CLAUDE_SAMPLE_ID
 
 
 def test_unreachable_database_keeps_events_for_retry(lcm_env: Path, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     transcript = project / f"{SESSION}.jsonl"
-    shutil.copyfile(CLAUDE_SESSIONS / f"{SESSION}.jsonl", transcript)
+    shutil.copyfile(CLAUDE_SAMPLE, transcript)
     port = free_port()
     down_db = {"LCM_STORAGE_BACKEND": "postgresql", "LCM_POSTGRES_ALLOW_PLAINTEXT": "true",
                "LCM_POSTGRES_URL": f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"}

@@ -33,6 +33,12 @@ def test_json_summary_then_human_summary_and_failures(tmp_path: Path) -> None:
     assert summary["messages"] > 0 and summary["stored"] == summary["records"] - 1
     assert {c["session_id"] for c in summary["conversations"]} == {"cli-1", "cli-2"}
     assert {c["project_root"] for c in summary["conversations"]} == {str(proj)}
+    per_file = {Path(f["path"]).name: f for f in summary["file_list"]}
+    assert {n: f["status"] for n, f in per_file.items()} == {"a.jsonl": "imported", "rollout-b.jsonl": "imported",
+                                                            "notes.jsonl": "skipped"}
+    assert per_file["a.jsonl"]["quarantined"] == 1 and per_file["a.jsonl"]["session_id"] == "cli-1"
+    assert sum(f["messages"] for f in per_file.values()) == summary["messages"]
+    assert sum(f["records"] for f in per_file.values()) == summary["records"]
     again = run_lcm("import", str(src), str(tmp_path / "missing.jsonl"), str(src / "notes.jsonl"))
     assert again.returncode == 1
     assert "0 new messages" in again.stdout and "quarantined: 0" in again.stdout

@@ -11,7 +11,7 @@ import pytest
 from lcm_framework.errors import ConfigError
 from lcm_framework.ingest import import_sources, ingest_file
 from lcm_framework.storage.models import PartKind
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 
 from .support import claude_records, codex_records, make_app, snapshot, write_jsonl
 
@@ -23,7 +23,7 @@ def _lines(path: Path) -> int:
 def test_real_claude_sessions_import_completely(tmp_path: Path) -> None:
     app = make_app(tmp_path / "here")
     try:
-        report = import_sources(app, [CLAUDE_SESSIONS])
+        report = import_sources(app, [shared_testdata(CLAUDE_SESSIONS)])
         assert report.errors == [] and report.quarantined == {}
         files = sorted(CLAUDE_SESSIONS.glob("*.jsonl"))
         assert report.files == len(files) and report.records == sum(_lines(f) for f in files)

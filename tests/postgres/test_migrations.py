@@ -40,8 +40,10 @@ def test_empty_then_repeated_runs(db: TestDatabase, schema: str) -> None:
     with db.connect() as conn:
         first = migrate.run(conn, schema)
         again = migrate.run(conn, schema)
-    assert first.applied == ("0001_baseline",) and first.already_applied == ()
-    assert again.applied == () and again.already_applied == ("0001_baseline",)
+    shipped = tuple(m.migration_id for m in migrate.shipped())
+    assert shipped[:3] == ("0001_baseline", "0002_english_search", "0003_subagent_links")
+    assert first.applied == shipped and first.already_applied == ()
+    assert again.applied == () and again.already_applied == shipped
     assert ledger(db, schema) == [(m.migration_id, m.checksum) for m in migrate.shipped()]
 
 
@@ -67,20 +69,36 @@ def test_concurrent_runs_in_two_processes_apply_once(db: TestDatabase, schema: s
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     reports = [json.loads(out) for out, _ in outputs]
-    assert sorted(len(r["applied"]) for r in reports) == [0, 1]
-    assert [m for m, _ in ledger(db, schema)] == ["0001_baseline"]
+    assert sorted(len(r["applied"]) for r in reports) == [0, len(migrate.shipped())]
+    assert [m for m, _ in ledger(db, schema)] == [m.migration_id for m in migrate.shipped()]
 
 
 def test_a_failed_migration_leaves_nothing_behind(db: TestDatabase, schema: str) -> None:
-    good = migrate.shipped()[0]
-    broken = Migration("0002_broken", "CREATE TABLE half_done (x int); SELECT no_such_function();", "0" * 64)
+    good = list(migrate.shipped())
+    broken = Migration("9998_broken", "CREATE TABLE half_done (x int); SELECT no_such_function();", "0" * 64)
     with db.connect() as conn:
-        migrate.run(conn, schema)
+        migrate.run(conn, schema, migrations=good)
         with pytest.raises(psycopg.Error):
-            migrate.run(conn, schema, migrations=[good, broken])
+            migrate.run(conn, schema, migrations=[*good, broken])
         exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.half_done",)).fetchone()[0]
     assert exists is None
-    assert [m for m, _ in ledger(db, schema)] == ["0001_baseline"]
+    assert [m for m, _ in ledger(db, schema)] == [m.migration_id for m in good]
+
+
+def test_upgrading_a_baseline_schema_restems_the_stored_rows(db: TestDatabase, schema: str) -> None:
+    with db.connect() as conn:
+        migrate.run(conn, schema, migrations=[migrate.shipped()[0]])
+        conn.execute(f'INSERT INTO "{schema}".conversations (project_id, session_id) VALUES (%s, %s)', ("p", "s"))
+        conn.execute(
+            f'INSERT INTO "{schema}".messages (project_id, conversation_id, seq, role, content, token_count, '
+            f'created_at) SELECT %s, conversation_id, 0, %s, %s, 4, now() FROM "{schema}".conversations',
+            ("p", "user", "the webhooks were routed and settled"))
+        query = (f"SELECT content_tsv @@ to_tsquery('english', 'route & settle') "
+                 f'FROM "{schema}".messages')
+        assert conn.execute(query).fetchone() == (False,)  # 'simple': no stemming yet
+        report = migrate.run(conn, schema, migrations=migrate.shipped()[:2])
+        assert report.applied == ("0002_english_search",)
+        assert conn.execute(query).fetchone() == (True,)
 
 
 def test_a_failed_first_run_leaves_no_schema(db: TestDatabase, schema: str) -> None:
@@ -102,7 +120,7 @@ def test_unknown_history_is_refused(db: TestDatabase, schema: str, make_factory:
     make_factory().close()
     with db.connect() as conn:
         conn.execute(f'INSERT INTO "{schema}".schema_migrations (migration_id, checksum, applied_order) '
-                     "VALUES ('9999_from_the_future', 'x', 1)")
+                     "VALUES ('9999_from_the_future', 'x', 1000)")
     assert refusal(make_factory) == "ledger_unknown"
 
 

@@ -18,7 +18,7 @@ from lcm_framework.transcripts.reader import (
     parse_record,
     read_records,
 )
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 
 REJECTED = [
     (b'{"a":1,"a":2}', Reason.MALFORMED_JSON),
@@ -198,7 +198,7 @@ def test_line_exactly_at_the_limit_is_parsed() -> None:
 
 
 def test_real_claude_sessions_read_without_rejections() -> None:
-    files = sorted(CLAUDE_SESSIONS.glob("*.jsonl"))
+    files = sorted(shared_testdata(CLAUDE_SESSIONS).glob("*.jsonl"))
     assert files
     for path in files:
         size = path.stat().st_size

@@ -14,14 +14,14 @@ from lcm_framework.errors import ScrubberError
 from lcm_framework.extensions import Allowlist, Rule, RulePack
 from lcm_framework.plugins import Plugins
 from lcm_framework.scrub import Scrubber, app_scrubber, build_scrubber, format_samples, scrubber_from_packs
-from tests.conftest import CLAUDE_SESSIONS, GITLEAKS_TOML
+from tests.conftest import CLAUDE_SESSIONS, GITLEAKS_TOML, shared_testdata
 
 from .corpus import B62, HEX, Gen
 
 
 @pytest.fixture(scope="module")
 def upstream() -> Scrubber:
-    return scrubber_from_packs([load_gitleaks_file(GITLEAKS_TOML, "upstream")])
+    return scrubber_from_packs([load_gitleaks_file(shared_testdata(GITLEAKS_TOML), "upstream")])
 
 
 def test_all_222_upstream_rules_load_and_compile(upstream: Scrubber) -> None:
@@ -70,7 +70,7 @@ def test_upstream_rules_on_real_sessions_do_not_refuse_records(upstream: Scrubbe
     from lcm_framework.transcripts.reader import ParsedRecord, read_records
 
     seen = 0
-    for path in sorted(CLAUDE_SESSIONS.glob("*.jsonl")):
+    for path in sorted(shared_testdata(CLAUDE_SESSIONS).glob("*.jsonl")):
         with path.open("rb") as fp:
             for record in read_records(fp):
                 assert isinstance(record, ParsedRecord)
@@ -82,7 +82,7 @@ def test_upstream_rules_on_real_sessions_do_not_refuse_records(upstream: Scrubbe
 def test_real_sessions_pass_the_builtin_pack_untouched(builtin_scrubber: Scrubber) -> None:
     from lcm_framework.transcripts.reader import ParsedRecord, read_records
 
-    for path in sorted(CLAUDE_SESSIONS.glob("*.jsonl")):
+    for path in sorted(shared_testdata(CLAUDE_SESSIONS).glob("*.jsonl")):
         with path.open("rb") as fp:
             for record in read_records(fp):
                 assert isinstance(record, ParsedRecord)

@@ -6,7 +6,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from tests.conftest import GITLEAKS_TOML, run_lcm
+from tests.conftest import GITLEAKS_TOML, run_lcm, shared_testdata
 
 from .corpus import corpus
 
@@ -92,8 +92,9 @@ def test_scan_clean_tree_exits_zero_and_upstream_config(project: Path, tmp_path:
     assert run_lcm("sensitive", "scan", str(tmp_path / "clean.md"), cwd=project).returncode == 0
     text, secret = SECRETS["github-pat"]
     (tmp_path / "leak.txt").write_text(text + "\n")
-    result = run_lcm("sensitive", "scan", str(tmp_path / "leak.txt"), "--gitleaks-config", str(GITLEAKS_TOML),
-                     "--json", cwd=project)
+    upstream = str(shared_testdata(GITLEAKS_TOML))
+    leak = str(tmp_path / "leak.txt")
+    result = run_lcm("sensitive", "scan", leak, "--gitleaks-config", upstream, "--json", cwd=project)
     assert result.returncode == 1 and secret not in result.stdout
     assert [f["rule_id"] for f in json.loads(result.stdout)["findings"]] == ["github-pat"]
     missing = run_lcm("sensitive", "scan", str(tmp_path / "nope"), cwd=project)

@@ -100,3 +100,37 @@ def test_symlinked_database_file_is_refused(make_factory: MakeFactory, tmp_path:
         make_factory().open_project(ref())
     assert_clean(info.value, tmp_path)
     assert target.read_bytes() == b""
+
+
+def test_a_damaged_page_reads_as_corrupt_not_io(make_factory: MakeFactory, tmp_path: Path) -> None:
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    storage.conversations.append_messages(
+        conv.conversation_id, [NewMessage(Role.USER, f"message {i} " + "x" * 2000, 1) for i in range(200)])
+    storage.close()
+    path = db_path(tmp_path, ref())
+    raw = sqlite3.connect(path)
+    page_size = raw.execute("PRAGMA page_size").fetchone()[0]
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    with path.open("r+b") as fh:  # no connection of this process is open now
+        for page in range(2, path.stat().st_size // page_size):
+            fh.seek(page * page_size)
+            fh.write(b"\xff" * 64)
+    with pytest.raises(StorageError) as info:
+        reopened = make_factory().open_project(ref())
+        reopened.conversations.list_messages(conv.conversation_id)
+    assert info.value.code == "corrupt"
+    assert_clean(info.value, tmp_path)
+
+
+def test_integrity_check_names_the_damaged_database(make_factory: MakeFactory, tmp_path: Path) -> None:
+    factory = make_factory()
+    for name in ("good", "bad"):
+        factory.open_project(ref(name)).close()
+    db_path(tmp_path, ref("bad")).write_bytes(b"this is not a database at all" * 200)
+    checked = {h.project: h for h in factory.check_integrity()}
+    assert checked[ref("good").project_id].state == "ok"
+    bad = checked[ref("bad").project_id]
+    assert not bad.ok and bad.state == "corrupt" and str(db_path(tmp_path, ref("bad"))) in (bad.detail or "")
+    assert ref("bad") not in factory.list_projects()  # unreadable, so only the deep check can name it

@@ -6,11 +6,21 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from lcm_sqlite import fts
+from lcm_sqlite import fts, schema
 
 from lcm_framework.errors import ConfigError
 from lcm_framework.storage.contracts import FullTextTier
-from lcm_framework.storage.models import NewMemory, NewMessage, NewSummary, Role, SearchQuery, SearchTarget, SummaryKind
+from lcm_framework.storage.models import (
+    NewMemory,
+    NewMessage,
+    NewSummary,
+    Role,
+    SearchMode,
+    SearchQuery,
+    SearchTarget,
+    SummaryKind,
+)
+from lcm_framework.storage.query_terms import query_chunks
 
 from .conftest import MakeFactory, db_path, ref
 
@@ -47,6 +57,9 @@ def test_forced_tier_ranks_results(make_factory: MakeFactory, tier: str) -> None
     assert [h.id for h in storage.lexical_search.search(SearchQuery("kubernetes", target=SearchTarget.SUMMARIES))] \
         == ["sum_k"]
     assert len(storage.lexical_search.search(SearchQuery("cluster", target=SearchTarget.MEMORY))) == 1
+    ranked = storage.lexical_search.search(SearchQuery("why did the kubernetes pod crash?", mode=SearchMode.RANKED))
+    assert [h.id for h in ranked] == [ids["strong"], ids["weak"]]  # any word; more of them first
+    assert ranked[0].score > ranked[1].score
     assert storage.lexical_search.search(SearchQuery('pod" OR "x')) == []
     assert storage.health().detail == f"full-text tier {tier}"
 
@@ -92,8 +105,9 @@ def test_auto_picks_the_best_available() -> None:
 
 
 def test_match_expression_quotes_user_text() -> None:
-    assert fts.match_expression(fts.phrases('foo-bar "x NEAR(')) == '"foo bar" "x" "NEAR"'
-    assert fts.phrases('" - * ( )') == []
+    assert fts.match_expression(query_chunks('foo-bar "x NEAR(')) == '"foo bar" "x" "NEAR"'
+    assert fts.any_of(query_chunks('foo-bar OR the "x NEAR')) == '"foo bar" OR "x" OR "NEAR"'
+    assert query_chunks('" - * ( ) the') == []
 
 
 @pytest.mark.parametrize("tier", [t for t in TIERS if t != "like"])
@@ -137,3 +151,24 @@ def test_a_batch_of_messages_is_indexed_as_few_segments(make_factory: MakeFactor
     assert len(storage.lexical_search.search(SearchQuery("word399"))) == 1
     assert len(storage.lexical_search.search(SearchQuery("batch message", limit=500))) == 400
     storage.close()
+
+
+def test_a_version_1_database_is_reindexed_with_stemming(make_factory: MakeFactory, tmp_path: Path) -> None:
+    storage = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    (stored,) = storage.conversations.append_messages(conv.conversation_id,
+                                                      [NewMessage(Role.USER, "the webhooks were routed", 1)])
+    storage.close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))  # what version 1 built: no stemming
+    with raw:
+        raw.execute("DROP TABLE messages_fts")
+        raw.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', "
+                    "content_rowid='message_id', tokenize='unicode61')")
+        raw.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+        raw.execute(f"PRAGMA user_version = {schema.MIGRATIONS.index(schema.FTS_STEMMING)}")
+    raw.close()
+    storage = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
+    try:
+        assert [h.id for h in storage.lexical_search.search(SearchQuery("route webhook"))] == [str(stored.message_id)]
+    finally:
+        storage.close()

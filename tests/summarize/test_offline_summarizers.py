@@ -12,7 +12,7 @@ from lcm_summarizers.truncate import MARKER, TruncateSummarizer, truncate_text
 from lcm_framework.config import Config
 from lcm_framework.plugins import Plugins
 from lcm_framework.summarize.tokens import estimate_tokens
-from tests.conftest import CLAUDE_SESSIONS
+from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 
 from .conftest import request
 
@@ -119,7 +119,7 @@ def test_extractive_handles_odd_input_within_target(segment: str) -> None:
 
 
 def test_extractive_on_real_session_text_respects_target() -> None:
-    text = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(CLAUDE_SESSIONS.glob("*.jsonl")))
+    text = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(shared_testdata(CLAUDE_SESSIONS).glob("*.jsonl")))
     for start in range(0, len(text), 200_000):
         out = extract(text[start : start + 80_000], 1000)
         assert 0 < estimate_tokens(out) <= 1000

@@ -20,8 +20,16 @@ from lcm_framework.storage.models import (
     NewMessage,
     PartKind,
     Role,
+    SubagentLink,
 )
-from lcm_framework.storage.validation import validate_append, validate_insert, validate_session
+from lcm_framework.storage.validation import (
+    SUBAGENT_LINK_FIELDS,
+    merged_link,
+    validate_append,
+    validate_insert,
+    validate_session,
+    validate_subagent_link,
+)
 
 from .base import Repository, utc, utc_required
 
@@ -29,6 +37,8 @@ _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conv
 _MESSAGE_COLUMNS = "message_id, conversation_id, seq, role, content, token_count, created_at"
 _MESSAGE = f"SELECT {_MESSAGE_COLUMNS} FROM messages"
 _PART_COLUMNS = "part_id, message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata"
+_LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
+_LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
 
 def part_id(message_id: int, ordinal: int) -> str:
@@ -99,6 +109,62 @@ class PgConversations(Repository):
         cur.execute("INSERT INTO conversations (project_id, session_id, title) VALUES (%s, %s, %s) "
                     "RETURNING conversation_id, session_id, title, created_at", (self._project, session_id, title))
         return self._conversation(cur.fetchone())
+
+    # --- sub-agent links ---------------------------------------------------
+
+    def _link(self, row: Sequence[Any]) -> SubagentLink:
+        def maybe(value: Any) -> int | None:
+            return None if value is None else self._int(value)
+
+        return SubagentLink(self._int(row[0]), row[1], row[2], row[3], row[4], maybe(row[5]), maybe(row[6]), row[7])
+
+    def link_subagent(self, link: SubagentLink) -> SubagentLink:
+        validate_subagent_link(self._check, link)
+        with self._cursor() as cur:
+            self._lock_parent(cur, link.parent_session_id)
+            self._lock_conversation(cur, link.child_conversation_id)
+            if link.parent_conversation_id is not None:
+                cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s",
+                            (link.parent_conversation_id, self._project))
+                if cur.fetchone() is None:
+                    raise self._not_found("conversation")
+            if link.parent_message_id is not None:
+                cur.execute("SELECT 1 FROM messages WHERE message_id = %s AND project_id = %s",
+                            (link.parent_message_id, self._project))
+                if cur.fetchone() is None:
+                    raise self._not_found("message")
+            cur.execute(f"{_LINK} WHERE project_id = %s AND child_conversation_id = %s",
+                        (self._project, link.child_conversation_id))
+            row = cur.fetchone()
+            stored = merged_link(None if row is None else self._link(row), link)
+            values = [getattr(stored, f) for f in SUBAGENT_LINK_FIELDS]
+            updates = ", ".join(f"{f} = excluded.{f}" for f in SUBAGENT_LINK_FIELDS[1:])
+            cur.execute(f"INSERT INTO subagent_links (project_id, {_LINK_COLUMNS}) VALUES "
+                        f"(%s, {', '.join('%s' for _ in values)}) "
+                        f"ON CONFLICT (child_conversation_id) DO UPDATE SET {updates}", (self._project, *values))
+        return stored
+
+    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
+        self._check.count("child_conversation_id", child_conversation_id)
+        with self._cursor() as cur:
+            cur.execute(f"{_LINK} WHERE project_id = %s AND child_conversation_id = %s",
+                        (self._project, child_conversation_id))
+            row = cur.fetchone()
+        return None if row is None else self._link(row)
+
+    def _lock_parent(self, cur: Any, parent_session_id: str) -> None:
+        """Runs of one parent session are linked one transaction at a time (a run and its parent stored by
+        two processes at once find each other: the second waits, then sees the first's rows)."""
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("subagents", self._project, parent_session_id),))
+
+    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
+        self._check.text("parent_session_id", parent_session_id)
+        with self._cursor() as cur:
+            if parent_session_id is not None:
+                self._lock_parent(cur, parent_session_id)
+            cur.execute(f"{_LINK} WHERE project_id = %s AND (%s::text IS NULL OR parent_session_id = %s) "
+                        "ORDER BY child_conversation_id", (self._project, parent_session_id, parent_session_id))
+            return [self._link(r) for r in cur.fetchall()]
 
     # --- messages --------------------------------------------------------
 

@@ -19,7 +19,7 @@ from lcm_framework.storage.models import (
     NativeRecord,
     NativeRecordInput,
 )
-from lcm_framework.storage.validation import validate_native_batch
+from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .base import Repository, utc, utc_required
 from .conversations import advisory_key
@@ -30,12 +30,6 @@ _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version
 _SELECT = f"SELECT {_COLUMNS} FROM native_transcripts"
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
-
-
-def _identity(r: NativeRecordInput | NativeRecord) -> tuple[Any, ...]:
-    """What must match for a retry to count as skipped (observation time and scrubber version do not)."""
-    return (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version,
-            r.native_session_id, r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.message_id)
 
 
 def _progress(cp: Checkpoint) -> tuple[Any, ...]:
@@ -67,10 +61,12 @@ class PgNativeTranscripts(Repository):
             fresh: dict[str, NativeRecordInput] = {}
             skipped = 0
             for record in records:
-                known = existing.get(record.ingest_key) or fresh.get(record.ingest_key)
+                prior = existing.get(record.ingest_key)
+                known = prior or fresh.get(record.ingest_key)
                 if known is None:
                     fresh[record.ingest_key] = record
-                elif _identity(known) != _identity(record):
+                elif native_identity(known) != native_identity(record) and not (
+                        prior is not None and same_but_unlinked(prior, record)):
                     raise self._conflict("an ingest key was reused for different data", "ingest_key_conflict")
                 else:
                     skipped += 1
@@ -100,12 +96,9 @@ class PgNativeTranscripts(Repository):
     def _insert(self, cur: Any, records: list[NativeRecordInput]) -> None:
         if not records:
             return
-        if any(r.message_id is not None for r in records):
-            ids = sorted({r.message_id for r in records if r.message_id is not None})
-            cur.execute("SELECT count(*) FROM messages WHERE project_id = %s AND message_id = ANY(%s)",
-                        (self._project, ids))
-            if cur.fetchone()[0] != len(ids):
-                raise self._not_found("a linked message")
+        linked = [r.message_id for r in records if r.message_id is not None]
+        if linked:
+            self._require_messages(cur, linked)
         cols = list(zip(*[
             (r.ingest_key, r.format.client_name, r.format.format_name, r.format.format_version, r.native_session_id,
              r.source_locator, r.source_ordinal, r.payload_json, r.content_sha256, r.scrubber_version,
@@ -122,6 +115,13 @@ class PgNativeTranscripts(Repository):
             "AS u(k, c, f, v, s, l, o, p, h, sv, obs, m, n) ORDER BY u.n",
             (self._project, *[list(c) for c in cols]),
         )
+
+    def _require_messages(self, cur: Any, message_ids: list[int]) -> None:
+        ids = sorted(set(message_ids))
+        cur.execute("SELECT count(*) FROM messages WHERE project_id = %s AND message_id = ANY(%s)",
+                    (self._project, ids))
+        if cur.fetchone()[0] != len(ids):
+            raise self._not_found("a linked message")
 
     def _load_checkpoint(self, cur: Any, source_key: str) -> Checkpoint | None:
         cur.execute(f"SELECT {_CHECKPOINT} FROM ingest_checkpoints WHERE project_id = %s AND source_key = %s",

@@ -1,7 +1,9 @@
 """Lexical search over messages, summaries and memories.
 
-* full text: ``websearch_to_tsquery('simple', ...)`` against a stored
-  tsvector, ranked with ``ts_rank``;
+* full text: the query's phrases (``query_chunks``: stop words dropped) as
+  ``phraseto_tsquery('english', ...)`` against a stored ``english`` tsvector
+  (stemmed), all of them (``FULL_TEXT``, ranked with ``ts_rank``) or any of
+  them (``RANKED``: phrases matched, whole-query phrase, cover density);
 * substring: ``ILIKE`` served by the pg_trgm GIN index;
 * regex: the server's ``~`` operator (POSIX ARE).
 
@@ -15,11 +17,11 @@ still found.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
+from lcm_framework.storage.query_terms import Phrase, query_phrases
 
 from .base import Repository, utc, utc_required
 
@@ -88,18 +90,19 @@ class PgSearch(Repository):
             where.append("created_at >= %(since)s")
         if query.conversation_id is not None:
             where.append(f"{source.conversation_expr} = %(conversation)s")
+        if not query.include_subagents and target is not SearchTarget.MEMORY:
+            where.append("conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links "
+                         "WHERE project_id = %(project)s)")
         score = "1.0::float8"
         needle: str | None = query.text.split()[0]
-        if mode is SearchMode.FULL_TEXT:
+        if mode in (SearchMode.FULL_TEXT, SearchMode.RANKED):
             rest, long = split_long_tokens(query.text)
-            if rest:
-                args["tsq"] = rest
-                where.append("content_tsv @@ websearch_to_tsquery('simple', %(tsq)s)")
-                score = "ts_rank(content_tsv, websearch_to_tsquery('simple', %(tsq)s))::float8"
-            for n, token in enumerate(long):
-                args[f"long{n}"] = like_pattern(token)
-                where.append(f"content ILIKE %(long{n})s")
-            needle = (re.findall(r"\w+", rest) or [None])[0] if rest else long[0]
+            phrases = query_phrases(rest)
+            if not phrases and not long:
+                return []
+            condition, score = _text_plan(phrases, long, args, ranked=mode is SearchMode.RANKED)
+            where.append(condition)
+            needle = phrases[0].words[0] if phrases else long[0]
         elif mode is SearchMode.SUBSTRING:
             args["pattern"] = like_pattern(query.text)
             where.append("content ILIKE %(pattern)s")
@@ -121,6 +124,34 @@ class PgSearch(Repository):
     def _hit(self, target: SearchTarget, r: Any, needle: str | None) -> SearchHit:
         return SearchHit(target, r[0], None if r[1] is None else self._int(r[1]), snippet(r[2], needle),
                          float(r[3]), utc_required(r[4]))
+
+
+def _text_plan(chunks: list[Phrase], long: list[str], args: dict[str, Any], *, ranked: bool) -> tuple[str, str]:
+    """WHERE condition and score of a FULL_TEXT (every phrase) or RANKED (any phrase) query; fills ``args``.
+
+    Each chunk as written is a phrase (``phraseto_tsquery``, stemmed by the ``english`` configuration);
+    a chunk too long to be a lexeme is matched with ILIKE. RANKED scores phrases matched (1 each), the
+    query's words as one phrase (0.5), then cover density in [0, 1), as SQLite scores bm25.
+    """
+    phrases = []
+    for n, chunk in enumerate(chunks):
+        args[f"c{n}"] = chunk.text
+        phrases.append(f"phraseto_tsquery('english', %(c{n})s)")
+    for n, token in enumerate(long):
+        args[f"long{n}"] = like_pattern(token)
+    likes = [f"content ILIKE %(long{n})s" for n in range(len(long))]
+    if not ranked:
+        tests = ([f"content_tsv @@ ({' && '.join(phrases)})"] if phrases else []) + likes
+        score = f"ts_rank(content_tsv, {' && '.join(phrases)})::float8" if phrases else "1.0::float8"
+        return " AND ".join(tests), score
+    any_phrase = f"({' || '.join(phrases)})" if phrases else None
+    tests = ([f"content_tsv @@ {any_phrase}"] if any_phrase else []) + likes
+    matched = [f"(content_tsv @@ {p})::int" for p in phrases] + [f"({like})::int" for like in likes]
+    if len(chunks) > 1:
+        args["whole"] = " ".join(word for chunk in chunks for word in chunk.words)
+        matched.append("0.5 * (content_tsv @@ phraseto_tsquery('english', %(whole)s))::int")
+    density = f"ts_rank_cd(content_tsv, {any_phrase})" if any_phrase else "0"
+    return f"({' OR '.join(tests)})", f"({' + '.join(matched)} + 0.4 * {density} / (1.0 + {density}))::float8"
 
 
 def _regex_needle(pattern: str, content: str) -> str | None:

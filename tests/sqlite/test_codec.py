@@ -1,0 +1,115 @@
+"""Compressed payloads read back byte for byte, whichever codec wrote them; a rolled-back dictionary is
+never used."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from lcm_sqlite import codec
+
+from lcm_framework.storage.models import (
+    Checkpoint,
+    FormatIdentity,
+    NativeRecordInput,
+    NewMessage,
+    NewPart,
+    PartKind,
+    Role,
+)
+
+from .conftest import MakeFactory, db_path, ref
+
+FMT = FormatIdentity("claude-code", "jsonl", "1")
+NOW = datetime(2024, 4, 1, tzinfo=UTC)
+WORDS = ["build", "deploy", "retry", "socket", "timeout", "état", "日本語", "🚀", "cache", "schema", "index", "query"]
+
+
+def _payload(rng: random.Random, n: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 400)))
+    return json.dumps({"n": n, "type": "assistant", "message": {"content": [{"type": "text", "text": text}]},
+                       "sessionId": "s", "nul_escape": "\\u0000 is text here"}, ensure_ascii=False)
+
+
+def _records(count: int, start: int = 0, seed: int = 1) -> list[NativeRecordInput]:
+    rng = random.Random(seed)
+    return [NativeRecordInput(f"{n:064x}", FMT, "session-1", "proj/a.jsonl", n, _payload(rng, n), f"{n + 7:064x}",
+                              "lcm-scrub/1:" + "ab" * 32, NOW) for n in range(start, start + count)]
+
+
+def _cp(last: int, revision: int = 0) -> Checkpoint:
+    return Checkpoint("src", revision, last, "cd" * 32, "scrub-1", last, last + 1, 0, 0, "{}")
+
+
+def _codecs(tmp_path: Path) -> dict[str | None, int]:
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    try:
+        return dict(raw.execute("SELECT payload_codec, count(*) FROM native_records GROUP BY 1").fetchall())
+    finally:
+        raw.close()
+
+
+def test_payloads_round_trip_through_every_codec(make_factory: MakeFactory, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "TRAIN_SAMPLES", 200)
+    storage = make_factory().open_project(ref())
+    first = _records(300)
+    storage.native_transcripts.ingest_batch(first, source_key="src", expected=None, new_checkpoint=_cp(299))
+    later = _records(50, start=300, seed=2)
+    storage.native_transcripts.ingest_batch(later, source_key="src", expected=storage.native_transcripts
+                                            .get_checkpoint("src"), new_checkpoint=_cp(349))
+    monkeypatch.setattr(codec, "zstandard", None)  # a machine without zstandard writes zlib
+    storage.close()
+    storage = make_factory().open_project(ref())
+    fallback = _records(20, start=350, seed=3)
+    storage.native_transcripts.ingest_batch(fallback, source_key="src", expected=storage.native_transcripts
+                                            .get_checkpoint("src"), new_checkpoint=_cp(369))
+    monkeypatch.undo()
+    storage.close()
+    storage = make_factory().open_project(ref())
+    stored = storage.native_transcripts.list_by_native_session("session-1")
+    assert [r.payload_json for r in stored] == [r.payload_json for r in first + later + fallback]
+    assert [r.ingest_key for r in stored] == [r.ingest_key for r in first + later + fallback]
+    assert [r.content_sha256 for r in stored] == [r.content_sha256 for r in first + later + fallback]
+    used = _codecs(tmp_path)
+    assert used == {"zstd": 300, "zstd:1": 50, "zlib": 20}  # trained after the first batch
+    stored_bytes = sum(len(r.payload_json.encode()) for r in stored)
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    on_disk = raw.execute("SELECT sum(length(payload)) FROM native_records").fetchone()[0]
+    raw.close()
+    assert on_disk < 0.5 * stored_bytes
+
+
+def test_parts_round_trip_compressed(make_factory: MakeFactory) -> None:
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    long_text = "ünïcode and emoji 🚀 " * 200
+    parts = (NewPart(PartKind.TEXT, text=long_text, raw_json=json.dumps({"type": "text", "text": long_text})),
+             NewPart(PartKind.TOOL_CALL, text="{}", tool_call_id="t1", tool_name="Bash", raw_json='{"id":"t1"}'))
+    [message] = storage.conversations.append_messages(conv.conversation_id,
+                                                      [NewMessage(Role.ASSISTANT, long_text, 10, parts=parts)])
+    got = storage.conversations.list_parts([message.message_id])[message.message_id]
+    assert [(p.text, p.raw_json, p.tool_call_id) for p in got] == [(p.text, p.raw_json, p.tool_call_id)
+                                                                   for p in parts]
+
+
+def test_a_rolled_back_dictionary_is_never_used(make_factory: MakeFactory, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "TRAIN_SAMPLES", 200)
+    storage = make_factory().open_project(ref())
+
+    def train_then_fail(repos):  # type: ignore[no-untyped-def]
+        repos.native_transcripts.ingest_batch(_records(250), source_key="src", expected=None,
+                                              new_checkpoint=_cp(249))
+        raise RuntimeError("boom")
+
+    with pytest.raises(Exception, match="rolled back"):
+        storage.transaction(train_then_fail)
+    storage.native_transcripts.ingest_batch(_records(10), source_key="src", expected=None, new_checkpoint=_cp(9))
+    assert _codecs(tmp_path) == {"zstd": 10}
+    assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
+        [r.payload_json for r in _records(10)]
