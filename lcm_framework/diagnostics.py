@@ -138,7 +138,7 @@ def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
 
 
 def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
-    """WARN when this project holds data and the rules changed since its last ``lcm sensitive audit``."""
+    """WARN when this project holds data and no ``lcm sensitive audit`` with today's rules found it clean."""
     from .scrub import app_scrubber
     from .scrub.audit_marks import last_audit
 
@@ -150,8 +150,11 @@ def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
         return Check("sensitive_audit", OK, "nothing stored yet", data=data)
     mark = last_audit(app.config.home, project_id)
     if mark is not None and mark.digest == digest:
-        return Check("sensitive_audit", OK, f"stored data audited with the current rules ({mark.audited_at}, "
-                     f"{mark.findings} finding(s))", data={**data, "audited_at": mark.audited_at})
+        detail = f"stored data audited with the current rules ({mark.audited_at})"
+        if mark.findings:
+            return Check("sensitive_audit", WARN, f"{detail}: {mark.findings} finding(s) still stored",
+                         fix="lcm sensitive audit (see docs/scrubbing.md, Handling a finding)", data=data)
+        return Check("sensitive_audit", OK, f"{detail}: no finding", data={**data, "audited_at": mark.audited_at})
     why = "no audit recorded" if mark is None else f"the rules changed since the audit of {mark.audited_at}"
     return Check("sensitive_audit", WARN, f"an audit of stored data is due: {why}", fix="lcm sensitive audit",
                  data=data)

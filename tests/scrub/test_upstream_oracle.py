@@ -32,7 +32,7 @@ from lcm_framework.extensions import RulePack
 from lcm_framework.scrub import Scrubber, ScrubRejected, scrubber_from_packs
 from tests.conftest import GITLEAKS_TOML, skip_or_fail
 
-EXAMPLES = 10
+EXAMPLES = 8
 HAND: dict[str, list[str]] = {}
 """Hand-made examples for upstream rules whose regex hypothesis cannot use or whose drawn strings never validate."""
 
