@@ -49,7 +49,8 @@ def seeded(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     env = sqlite_env(tmp_path / "home-a")
     for session in sorted(SAMPLES.glob("*.jsonl")):
         lcm(root, env, "import", str(session), "--project", str(root))
-    lcm(root, env, *SMALL, "compact", "--all")
+    # no promotion: the memories below are the only ones, whatever the summaries' sources say
+    lcm(root, env, *SMALL, "-c", "memory.promote_after_compaction=false", "compact", "--all")
     lcm(root, env, "memory", "add", "Orders API paginates with opaque cursors", "--tag", "api")
     lcm(root, env, "memory", "add", "Run the test suite with -n 2", "--tag", "tests", "--confidence", "0.8")
     lcm(root, env, "memory", "add", "--global", "Answer in British English")
