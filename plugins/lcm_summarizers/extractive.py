@@ -7,7 +7,8 @@ tells that the rest of the segment does not:
 
 * rare terms: each distinct word weighs its inverse frequency among the units;
   identifiers (``AB-1234``, ``retry_budget``, ``v2.14.3``, paths, URLs) weigh
-  more, bare numbers and hashes less (they are rare by nature);
+  more, bare numbers and hashes less (they are rare by nature); a unit counts
+  its 8 weightiest terms (a line of 60 ids is not 60 facts);
 * error lines weigh 1.6x; decisions and commands that change things get a
   bonus, the opening of each user request too;
 * repeats count once: the same text anywhere, or within one tool output the
@@ -25,6 +26,7 @@ topics of what was left out. Deterministic: the same segment gives the same text
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import re
 from collections import Counter
@@ -45,6 +47,7 @@ NOTICE = (
     "summaries keep key sentences and lines verbatim instead of prose."
 )
 MAX_UNIT = 280  # characters of one unit; longer ones are clipped with " …"
+TERMS_PER_UNIT = 8  # a unit's information: its 8 weightiest terms (a list of 60 ids is not 60 facts)
 ERROR_WEIGHT = 1.6  # errors are what an engineer most often needs back
 SOURCE_SHARE = 20  # a leaf summary gets about 1/SOURCE_SHARE of its source's tokens
 MIN_LEAF_TOKENS = 400  # but short sources keep at least this much (never more than the target)
@@ -178,9 +181,9 @@ def _pieces(text: str, *, prose: bool) -> list[str]:
 @functools.lru_cache(maxsize=1 << 16)
 def _kind_factor(term: str) -> float:
     """Identifiers weigh 1.5x their rarity; bare numbers and hashes are capped at 1 (0 here marks the cap)."""
-    if _IDENTIFIER.search(term):
-        return 1.5
-    return 0.0 if _NUMBERISH.match(term) else 1.0
+    if _NUMBERISH.match(term):
+        return 0.0
+    return 1.5 if _IDENTIFIER.search(term) else 1.0
 
 
 def _score(units: list[_Unit]) -> None:
@@ -201,7 +204,7 @@ def _score(units: list[_Unit]) -> None:
             if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
                 continue
             seen.add(shape)
-        information = sum(map(weight.__getitem__, unit.terms))
+        information = sum(heapq.nlargest(TERMS_PER_UNIT, map(weight.__getitem__, unit.terms)))
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
 
