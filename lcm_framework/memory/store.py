@@ -177,9 +177,10 @@ def stats(storage: ProjectStorage, *, prefix: str = PROJECT_PREFIX,
 
 
 def search(storage: ProjectStorage, query: str, *, limit: int = 20) -> list[tuple[Memory, float]]:
-    """Active memories matching ``query`` by the backend's full-text search (substring when it has none)."""
+    """Active memories matching ``query``, best first, by the backend's ranked search (any word, stemmed, stop
+    words ignored; substring matching when the backend has no full text)."""
     try:
-        hits = storage.lexical_search.search(SearchQuery(query, SearchMode.FULL_TEXT, SearchTarget.MEMORY,
+        hits = storage.lexical_search.search(SearchQuery(query, SearchMode.RANKED, SearchTarget.MEMORY,
                                                          limit=limit))
     except UnsupportedCapabilityError:
         hits = storage.lexical_search.search(SearchQuery(query, SearchMode.SUBSTRING, SearchTarget.MEMORY,
