@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..errors import LcmError, UnsupportedCapabilityError
+from ..recall.refs import RecallNotFoundError
 from ..storage.models import Memory, NewMemory, RecallStats, SearchMode, SearchQuery, SearchTarget
 from . import text
 from .lineage import Lineage, parse
@@ -37,7 +38,9 @@ REVIEW_AGE_DAYS = 30
 REVIEW_MAX_CONFIDENCE = 0.4
 
 
-class MemoryNotFoundError(LcmError):
+class MemoryNotFoundError(RecallNotFoundError):
+    """No memory has this id in the scope (the daemon answers 404)."""
+
     code = "memory_not_found"
 
 

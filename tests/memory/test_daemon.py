@@ -58,6 +58,9 @@ def test_memory_actions_and_tools_on_the_daemon(daemon: DaemonProcess, tmp_path:
     bad = httpx.post(f"{daemon.url}/memory", json={"project": str(root), "action": "explode"},
                      headers={"Authorization": f"Bearer {daemon.token}"})
     assert bad.status_code == 400
+    missing = httpx.post(f"{daemon.url}/memory", json={"project": str(root), "action": "show", "id": "mem_99"},
+                         headers={"Authorization": f"Bearer {daemon.token}"})
+    assert (missing.status_code, missing.json()["error"]) == (404, "memory_not_found")
     assert post(daemon, "/recall", {"project": str(root), "prompt": "why is port 8432 busy"})["items"]
     user_store = daemon.home / "projects" / project_id_for(daemon.home / "user-memory")
     assert (daemon.home / "projects").is_dir() and not user_store.exists()  # recall never creates it
