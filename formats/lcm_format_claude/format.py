@@ -20,6 +20,7 @@ from typing import Any
 
 from lcm_framework.storage.inputs import FormatIdentity, NewMessage, PartKind, Role
 from lcm_framework.transcripts.contracts import (
+    AGENT_SCAFFOLDING,
     CLIENT_META,
     COMPACT_SUMMARY,
     LCM_CONTEXT,
@@ -74,6 +75,8 @@ MAX_META_BYTES = 64 * 1024
 LOCAL_COMMAND_TAGS = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
 # A slash command's own echo; it is conversation only when the user gave it arguments (their words).
 COMMAND_TAGS = ("<command-name>", "<command-message>")
+# ``attachment`` records Claude Code adds to the model's context: listings of agents, skills, MCP instructions.
+SCAFFOLDING_ATTACHMENTS = frozenset({"agent_listing_delta", "skill_listing", "mcp_instructions_delta"})
 _COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.DOTALL)
 
 
@@ -99,11 +102,27 @@ def _first_text(content: Any) -> str:
     return ""
 
 
+def _attachment_kind(attachment: Any) -> str | None:
+    """Hook output (LCM's restored context among it) and the listings Claude Code injects; other attachments
+    (files the user mentioned...) are native records without a kind."""
+    kind = attachment.get("type") if isinstance(attachment, dict) else None
+    if not isinstance(kind, str):
+        return None
+    if kind.startswith("hook_"):
+        content = attachment.get("content")
+        texts = [t for t in (content if isinstance(content, list) else [content, attachment.get("stdout")])
+                 if isinstance(t, str)]
+        return LCM_CONTEXT if any(is_lcm_context(t) for t in texts) else CLIENT_META
+    return AGENT_SCAFFOLDING if kind in SCAFFOLDING_ATTACHMENTS else None
+
+
 def _meta_kind(record: dict[str, Any], message_obj: Any) -> str | None:
     """Why a record that looks like a turn is not conversation (``None``: it is, or is no turn)."""
     record_type = record.get("type")
     if record_type == "system":
         return CLIENT_META  # compact boundaries, local-command output, hook output, turn durations...
+    if record_type == "attachment":
+        return _attachment_kind(record.get("attachment"))
     if record_type not in ("user", "assistant"):
         return None
     if record.get("isCompactSummary") is True:
@@ -194,11 +213,13 @@ class ClaudeCodeFormat:
     # --- sub-agents (``SubagentFormat``) -------------------------------------------
 
     def source_subagent(self, path: Path) -> SpawnedBy | None:
-        """``agent-<id>.jsonl`` is the run ``<id>``; its type comes from ``agent-<id>.meta.json`` beside it."""
+        """``agent-<id>.jsonl`` is the run ``<id>``; its type and call (``agentType``, ``toolUseId``) come from
+        ``agent-<id>.meta.json`` beside it when that exists."""
         found = AGENT_FILE.fullmatch(path.name)
         if found is None:
             return None
-        return SpawnedBy("", found.group(1), _agent_type(path.with_name(f"agent-{found.group(1)}.meta.json")))
+        meta = _meta(path.with_name(f"agent-{found.group(1)}.meta.json"))
+        return SpawnedBy("", found.group(1), _str(meta.get("agentType")), tool_call_id=_str(meta.get("toolUseId")))
 
     def companions(self, path: Path) -> list[Path]:
         """``<session>/subagents/**/agent-*.jsonl`` next to ``<session>.jsonl``, sorted."""
@@ -228,14 +249,15 @@ class ClaudeCodeFormat:
         return None
 
 
-def _agent_type(meta: Path) -> str | None:
-    """``agentType`` of a sub-agent's meta file (absent, unreadable or odd: None)."""
+def _meta(path: Path) -> dict[str, Any]:
+    """A sub-agent's meta file (``{"agentType", "description", "toolUseId", "spawnDepth"}``); absent,
+    unreadable or odd: empty."""
     try:
-        with meta.open("rb") as handle:
+        with path.open("rb") as handle:
             data = json.loads(handle.read(MAX_META_BYTES))
     except (OSError, ValueError):
-        return None
-    return _str(data.get("agentType")) if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 FORMAT = ClaudeCodeFormat()

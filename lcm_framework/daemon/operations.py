@@ -29,18 +29,17 @@ PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refu
 
 def ingest(app: App, path: Path, *, format_id: str | None = None, extra: Sequence[Path] = ()) -> dict[str, Any]:
     """Import what ``path`` holds that storage lacks (idempotent, resumable) into the app's project, then
-    its sub-agent files (``session_files``: those its format lists for it, and ``extra``).
+    its sub-agent files (``ingest_session``: those its format lists for it, and ``extra``).
 
     A failed file raises: ``IngestError`` for what a retry cannot fix (missing
     file, unknown format, mismatch), ``StorageUnavailableError`` otherwise so
     the hook keeps the event in the outbox and the daemon retries it. A sub-agent
     file that cannot be fixed by a retry is reported in ``subagent_files`` only.
     """
-    from ..ingest import ingest_file, session_files
+    from ..ingest import ingest_session
 
-    main, *others = session_files(app, path, extra)
-    report = _checked(app, ingest_file(app, main, format_id=format_id, project=app.config.project_root))
-    runs = [ingest_file(app, other, project=app.config.project_root) for other in others]
+    report, *runs = ingest_session(app, path, format_id=format_id, project=app.config.project_root, extra=extra)
+    _checked(app, report)
     for run in runs:
         if run.error is not None and run.error.code not in PERMANENT_INGEST_ERRORS:
             _checked(app, run)

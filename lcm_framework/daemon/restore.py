@@ -7,7 +7,9 @@ The hook's ``source`` (Claude Code and Codex both send it) decides:
   raw messages after them (the fresh tail, never compacted yet), so a short
   session that was never compacted is still carried over.
 * ``compact`` (the agent just compacted this session): the session's own
-  context, summaries and raw tail: what the agent's summary replaced.
+  history as the context assembler selects it for the budget (the newest part
+  at the finest level of the summary DAG that fits, no protected tail): what
+  the agent's summary replaced.
 * ``resume``: the session's own in-context summaries only (the agent reloads
   the raw transcript itself); nothing when LCM has none.
 * no source (the ``/restore`` route): the session's own summaries when it has
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..assembly import Piece, select_pieces
 from ..storage.models import ContextItem, ContextItemKind, Message, Summary
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
 
@@ -45,10 +48,10 @@ def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int,
     """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``,
     followed by ``memories`` (the project's highest-confidence memories, chosen by the caller)."""
     own = _conversation(storage, session_id) if session_id else None
-    items: list[ContextItem] = []
+    items: Sequence[ContextItem | Piece] = []
     origin = None
-    if own is not None and source == "compact":
-        items = storage.context.list_items(own)
+    if own is not None and source == "compact":  # what the agent's summary replaced, as the assembler shows it
+        items = select_pieces(storage, own, budget=max_tokens, fresh_tail_count=0).pieces
     elif own is not None:
         items = [i for i in storage.context.list_items(own) if i.kind is ContextItemKind.SUMMARY]
     if items:

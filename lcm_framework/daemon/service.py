@@ -149,6 +149,8 @@ class DaemonService:
             else:
                 self.spawn(self._background_compact(project, session_id, compact_mode))
                 result["compaction"] = "scheduled"
+            for run in _runs_with_new_messages(report):  # each sub-agent run is compacted on its own
+                self.spawn(self._background_compact(project, run, compact_mode))
         return result
 
     async def compact(self, project: Path, session_id: str | None, *, mode: str) -> dict[str, Any]:
@@ -327,6 +329,14 @@ class DaemonService:
         for app in list(self._apps.values()):
             await self.run(app.close)
         self._apps.clear()
+
+
+def _runs_with_new_messages(report: Mapping[str, Any]) -> list[str]:
+    """Session ids of the sub-agent runs an ingest gave new messages: its sub-agent files' and the runs
+    kept in the session file itself."""
+    found = [r["session_id"] for r in report.get("subagent_files", []) if r.get("messages") and r.get("session_id")]
+    found += [sid for sid, (_cid, new) in (report.get("runs") or {}).items() if new]
+    return list(dict.fromkeys(found))
 
 
 def _capture(home: Path, event: str, payload: Mapping[str, Any]) -> OutboxEvent:

@@ -5,7 +5,7 @@ roots; ``ingest_file`` imports what is new in one file (the agent hooks call
 it on every turn). Both are idempotent and resumable; see ``docs/import.md``.
 """
 
-from .api import import_sources, ingest_file, providers, session_files
+from .api import import_sources, ingest_file, ingest_session, providers
 from .errors import (
     CheckpointConflictError,
     IngestError,
@@ -35,7 +35,7 @@ __all__ = [
     "UnknownFormatError",
     "import_sources",
     "ingest_file",
+    "ingest_session",
     "providers",
     "quarantine_path",
-    "session_files",
 ]

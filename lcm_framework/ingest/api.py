@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..transcripts.contracts import SubagentFormat, TranscriptFormat
 from .context import RunContext, RunOptions
 from .discovery import MissingPath, SourceSpec, plan_sources, select_formats
 from .engine import import_spec
@@ -15,7 +16,6 @@ from .report import FileError, FileReport, ImportReport, ProgressEvent
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..transcripts.contracts import TranscriptFormat
 
 
 def _batch_size(app: App, batch_size: int | None) -> int:
@@ -94,32 +94,38 @@ def _in_process(app: App, options: RunOptions, selected: Mapping[str, Transcript
 def ingest_file(app: App, path: Path, *, format_id: str | None = None, project: Path | None = None) -> FileReport:
     """Import what is new in one transcript file (resumes from its checkpoint); never raises for a
     per-file failure: see ``FileReport.error``."""
+    return ingest_session(app, path, format_id=format_id, project=project, companions=False)[0]
+
+
+def ingest_session(app: App, path: Path, *, format_id: str | None = None, project: Path | None = None,
+                   extra: Sequence[Path] = (), companions: bool = True) -> list[FileReport]:
+    """What the hooks import: the session file ``path``, then (``companions``) the sub-agent files that
+    belong to it (those each format with sub-agent files lists for it, read in that format) and ``extra``
+    (such as the file a SubagentStop names), each once, in one run (the project is opened once).
+    One report per file, the session's first; like ``ingest_file`` it never raises for a per-file failure."""
     formats = app.plugins.formats()
     if format_id is not None and format_id not in formats:
         raise ConfigError(f"unknown transcript format {format_id!r}")
-    if Path(path).is_dir():
-        return FileReport(path=str(path), status="failed", error=FileError("not_a_file", "not a file"))
-    item = plan_sources(formats, formats, [path], app.config.env)[0]
-    if isinstance(item, MissingPath):
-        return FileReport(path=str(path), status="failed", error=FileError(item.error.code, str(item.error)))
+    files = {Path(path): format_id}
+    if companions:
+        files.update((p, fid) for fid, fmt in formats.items() if isinstance(fmt, SubagentFormat)
+                     for p in fmt.companions(Path(path)) if p not in files)
+        files.update((Path(p), None) for p in extra if Path(p) not in files)
     ctx = RunContext(app, RunOptions(batch_size=_batch_size(app, None), project=project), formats)
     try:
-        return import_spec(ctx, item, format_id=format_id, explicit=True)
+        return [_ingest_one(ctx, formats, file, fid) for file, fid in files.items()]
     finally:
         ctx.close()
 
 
-def session_files(app: App, path: Path, extra: Sequence[Path] = ()) -> list[Path]:
-    """``path``, then the sub-agent files that belong to it (what each format with sub-agent files lists for it),
-    then ``extra`` (such as the file a SubagentStop hook names), each once."""
-    from ..transcripts.contracts import SubagentFormat
-
-    found = [Path(path)]
-    for fmt in app.plugins.formats().values():
-        if isinstance(fmt, SubagentFormat):
-            found.extend(fmt.companions(Path(path)))
-    found.extend(Path(p) for p in extra)
-    return list(dict.fromkeys(found))
+def _ingest_one(ctx: RunContext, formats: Mapping[str, TranscriptFormat], path: Path,
+                format_id: str | None) -> FileReport:
+    if path.is_dir():
+        return FileReport(path=str(path), status="failed", error=FileError("not_a_file", "not a file"))
+    item = plan_sources(formats, formats, [path], ctx.app.config.env)[0]
+    if isinstance(item, MissingPath):
+        return FileReport(path=str(path), status="failed", error=FileError(item.error.code, str(item.error)))
+    return import_spec(ctx, item, format_id=format_id, explicit=True)
 
 
 def _size(path: Path) -> int:

@@ -1,10 +1,11 @@
 """Link sub-agent runs to the tool call that started them, whichever file arrives first.
 
 A run's conversation gets its ``SubagentLink`` when its first messages are
-stored: the parent session, the run's agent id, and the SHA-256 of its first
-user message (the prompt it was given). The tool call is found through the
-format's ``spawn``: a call whose prompt has that digest, or a result naming
-that agent id. When the run arrives after its parent, the parent's stored
+stored: the parent session, the run's agent id, the call when its file names
+it, and the SHA-256 of its first user message (the prompt it was given). The
+parent message holding the call is found through the format's ``spawn``: that
+call, else a call whose prompt has that digest, or a result naming that agent
+id. A link is complete once it names the parent message. When the run arrives after its parent, the parent's stored
 messages are searched once; when the parent's call arrives later, the
 batch that stores it completes the links still waiting for it. Everything
 happens inside the batch's transaction.
@@ -25,6 +26,8 @@ SpawnOf = Callable[[PartView], Spawn | None]
 
 
 def _matches(link: SubagentLink, spawn: Spawn) -> bool:
+    if link.tool_call_id:  # the run's file named its call: only that call's parts
+        return spawn.tool_call_id == link.tool_call_id
     return bool((link.agent_id and spawn.agent_id == link.agent_id)
                 or (link.prompt_sha256 and spawn.prompt_sha256 == link.prompt_sha256))
 
@@ -45,7 +48,7 @@ def record_run(repos: Repositories, conversation_id: int, run: Run, messages: Se
     first = messages[0] if messages and messages[0].seq == 0 and messages[0].role is Role.USER else None
     link = repos.conversations.link_subagent(SubagentLink(
         conversation_id, run.link.parent_session_id, run.link.agent_id, run.link.agent_type,
-        prompt_sha256(first.content) if first is not None else None))
+        prompt_sha256(first.content) if first is not None else None, tool_call_id=run.link.tool_call_id))
     if spawn_of is None:
         return
     taken = _taken(repos, link.parent_session_id)
@@ -70,9 +73,9 @@ def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: in
     if not spawns:
         return
     links = repos.conversations.list_subagent_links(parent_session_id=parent_session_id)
-    taken = {link.tool_call_id for link in links if link.tool_call_id is not None}
+    taken = {link.tool_call_id for link in links if link.parent_message_id is not None and link.tool_call_id}
     for link in links:
-        if link.tool_call_id is not None:
+        if link.parent_message_id is not None:
             continue
         for mid, spawn in spawns:
             if spawn.tool_call_id not in taken and _matches(link, spawn):
@@ -84,4 +87,4 @@ def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: in
 def _taken(repos: Repositories, parent_session_id: str) -> set[str]:
     """Tool calls already linked to a run (two runs given the same prompt go to two calls)."""
     return {link.tool_call_id for link in repos.conversations.list_subagent_links(parent_session_id=parent_session_id)
-            if link.tool_call_id is not None}
+            if link.parent_message_id is not None and link.tool_call_id}

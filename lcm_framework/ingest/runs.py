@@ -23,6 +23,7 @@ class RunLink:
     parent_session_id: str
     agent_id: str | None = None
     agent_type: str | None = None
+    tool_call_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ def file_run(session_id: str, spawned_by: SpawnedBy | None) -> Run:
         return Run(session_id)
     parent = spawned_by.parent_session_id or session_id
     own = session_id if spawned_by.own_session else f"{session_id}/agent-{spawned_by.agent_id}"
-    return Run(own, RunLink(parent, spawned_by.agent_id, spawned_by.agent_type))
+    return Run(own, RunLink(parent, spawned_by.agent_id, spawned_by.agent_type, spawned_by.tool_call_id))
 
 
 class Runs:

@@ -32,8 +32,9 @@ def claude_state_file(env: Mapping[str, str]) -> Path:
 
 
 def codex_dir(env: Mapping[str, str]) -> Path:
+    """``$CODEX_HOME`` canonicalized as Codex does (its hook trust keys hold this path), else ``~/.codex``."""
     given = env.get("CODEX_HOME")
-    return Path(given).expanduser() if given else _home(env) / ".codex"
+    return Path(given).expanduser().resolve() if given else _home(env) / ".codex"
 
 
 def _home(env: Mapping[str, str]) -> Path:

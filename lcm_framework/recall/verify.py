@@ -24,7 +24,7 @@ class ConversationCheck:
     duplicated: list[int] = field(default_factory=list)
     dangling: list[str] = field(default_factory=list)
     subagent_of: str | None = None
-    """For a sub-agent run: ``<parent session> <tool call id or "(call not found yet)">``."""
+    """For a sub-agent run: ``<parent session> <tool call id or "(call not stored yet)">``."""
     link_problems: list[str] = field(default_factory=list)
 
     @property
@@ -71,8 +71,9 @@ def _leaves_down(storage: ProjectStorage, root: str, dangling: list[str]) -> lis
 
 def _check_link(storage: ProjectStorage, link: SubagentLink, check: ConversationCheck) -> None:
     """The parent conversation is of the parent session and its message holds the linked tool call."""
-    check.subagent_of = f"{link.parent_session_id} {link.tool_call_id or '(call not found yet)'}"
-    if link.tool_call_id is None:
+    found = link.tool_call_id if link.parent_message_id is not None else None
+    check.subagent_of = f"{link.parent_session_id} {found or '(call not stored yet)'}"
+    if found is None:
         return
     parent = (storage.conversations.get_conversation(link.parent_conversation_id)
               if link.parent_conversation_id is not None else None)

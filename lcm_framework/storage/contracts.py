@@ -34,6 +34,7 @@ from .models import (
     Health,
     LargeFile,
     Lease,
+    MaintenanceReport,
     Memory,
     Message,
     MessagePart,
@@ -49,6 +50,7 @@ from .models import (
     SearchHit,
     SearchQuery,
     SessionIngestRecord,
+    StorageUsage,
     SubagentLink,
     Summary,
     Surfacing,
@@ -135,7 +137,11 @@ class ConversationRepository(Protocol):
         ...
     def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None: ...
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        """Links of the project (or those started by one session), by child conversation id."""
+        """Links of the project (or those started by one session), by child conversation id.
+
+        Inside a transaction, ``link_subagent`` and this call with a ``parent_session_id`` wait for other
+        transactions that did the same for that session, so a run and its parent stored at once by two
+        processes find each other (the later transaction sees the earlier one's rows)."""
         ...
 
 
@@ -239,7 +245,11 @@ class LexicalSearchRepository(Protocol):
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
         ``conversation_id`` and ``include_subagents`` do not filter the MEMORY target.
         Ties: newest first, then id ascending.
-        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT query without filters.
+        RANKED: like FULL_TEXT (stop words dropped, stemmed) but any phrase may match; the score is the number
+        of query phrases matched, plus 0.5 when the query's words appear as one phrase, plus a relevance
+        fraction below 0.4 (so its integer part counts the phrases matched on every backend).
+        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT or RANKED query without
+        filters.
         """
         ...
 
@@ -342,6 +352,13 @@ class ProjectStorage(Repositories, Protocol):
         ...
     def health(self) -> Health: ...
     def stats(self) -> ProjectStats: ...
+    def storage_usage(self) -> StorageUsage:
+        """Bytes per table and index, payload sizes plain and stored, and reclaimable space."""
+        ...
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        """Online-safe maintenance: rewrite payloads with the newest codec and give free space back, in
+        short transactions (``progress`` gets the rows rewritten so far). Never changes what is read."""
+        ...
     def close(self) -> None:
         """Idempotent; never affects other open projects."""
         ...

@@ -35,6 +35,8 @@ class SpawnedBy:
     own_session: bool = False
     """True: the file states its own session id (Codex); False: it states its parent's (Claude), so the
     run is stored as the session ``<parent session>/agent-<agent id>``."""
+    tool_call_id: str | None = None
+    """The call that started the run, when the file or its sidecar says so (Claude's meta ``toolUseId``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,6 +238,8 @@ def prepare(conn: sqlite3.Connection, project: ProjectRef, tier: FullTextTier) -
     """Migrate to the latest schema, record the project and build the active tier's search index."""
     if _up_to_date(conn, tier):
         return
+    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect only while the file has no table
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from lcm_framework.errors import DataValidationError, NotFoundError
-from lcm_framework.storage.contracts import ProjectStorage
+from lcm_framework.storage.contracts import ProjectStorage, Repositories
 from lcm_framework.storage.models import NewMessage, Role, SearchMode, SearchQuery, SubagentLink
 
 
@@ -76,3 +76,32 @@ def test_search_can_leave_out_subagent_conversations(project: ProjectStorage, mo
         {parent}
     scoped = replace(query, conversation_id=child, include_subagents=False)
     assert project.lexical_search.search(scoped) == []
+
+
+def test_linking_in_two_transactions_at_once_is_serialized(project: ProjectStorage) -> None:
+    """A run linked in one transaction is seen by another transaction listing that parent's runs meanwhile."""
+    import threading
+
+    child, _ = _conversation_with(project, "p/agent-1", "x")
+    linked, release = threading.Event(), threading.Event()
+    seen: list[list[SubagentLink]] = []
+
+    def first(repos: Repositories) -> None:
+        repos.conversations.link_subagent(SubagentLink(child, "p", agent_id="1"))
+        linked.set()
+        release.wait(10)
+
+    def second(repos: Repositories) -> None:
+        seen.append(repos.conversations.list_subagent_links(parent_session_id="p"))
+
+    writer = threading.Thread(target=project.transaction, args=(first,))
+    writer.start()
+    assert linked.wait(10)
+    reader = threading.Thread(target=project.transaction, args=(second,))
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive() and seen == []  # it waits for the first transaction
+    release.set()
+    writer.join(10)
+    reader.join(10)
+    assert [link.agent_id for link in seen[0]] == ["1"]

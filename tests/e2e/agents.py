@@ -7,6 +7,7 @@ the installed versions. Nothing is downloaded when the cache already holds the p
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -46,12 +47,24 @@ def installed_version(root: Path, package: str) -> str | None:
 def ensure_agents() -> Agents:
     """The pinned CLIs, installing what the cache lacks; ``AgentsUnavailable`` when npm cannot."""
     root = cache_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / ".install.lock").open("w") as lock:  # test workers may start at once: one installs
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_missing(root)
+    bins = root / "node_modules" / ".bin"
+    found = {BINARIES[name]: bins / BINARIES[name] for name in PINNED}
+    absent = [str(p) for p in found.values() if not p.exists()]
+    if absent:
+        raise AgentsUnavailable(f"npm installed no {', '.join(absent)}")
+    return Agents(claude=found["claude"], codex=found["codex"])
+
+
+def _install_missing(root: Path) -> None:
     missing = [f"{name}@{version}" for name, version in PINNED.items() if installed_version(root, name) != version]
     if missing:
         npm = shutil.which("npm")
         if npm is None or shutil.which("node") is None:
             raise AgentsUnavailable("node and npm are not installed (needed to install the agent CLIs)")
-        root.mkdir(parents=True, exist_ok=True)
         try:
             done = subprocess.run([npm, "install", "--prefix", str(root), "--no-audit", "--no-fund", "--no-save",
                                    "--loglevel=error", *missing], capture_output=True, text=True,
@@ -63,12 +76,6 @@ def ensure_agents() -> Agents:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise AgentsUnavailable(f"npm install {' '.join(missing)} failed (registry unreachable?): "
                                     + " | ".join(tail))
-    bins = root / "node_modules" / ".bin"
-    found = {BINARIES[name]: bins / BINARIES[name] for name in PINNED}
-    absent = [str(p) for p in found.values() if not p.exists()]
-    if absent:
-        raise AgentsUnavailable(f"npm installed no {', '.join(absent)}")
-    return Agents(claude=found["claude"], codex=found["codex"])
 
 
 if __name__ == "__main__":

@@ -89,8 +89,9 @@ class User:
         return done.stdout + done.stderr
 
     def _agent(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        # A session of its own: a signal the agent sends its process group never reaches pytest.
         done = subprocess.run(argv, cwd=self.project, env=self.env(), capture_output=True, text=True,
-                              timeout=AGENT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=AGENT_TIMEOUT_S, stdin=subprocess.DEVNULL, start_new_session=True)
         if done.returncode != 0:
             raise AssertionError(f"{Path(argv[0]).name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
         return done
@@ -130,6 +131,23 @@ class User:
                 return out
         finally:
             app.close()
+
+    def mcp_servers_left(self, grace: float = 3.0) -> list[int]:
+        """Pids of ``lcm mcp`` processes still running in the project after ``grace`` seconds."""
+        deadline = time.monotonic() + grace
+        while True:
+            left = []
+            for entry in Path("/proc").iterdir():
+                try:
+                    argv = (entry / "cmdline").read_bytes().split(b"\0")
+                    if b"mcp" in argv and any(a.endswith(b"lcm") or a == b"lcm_framework.cli.main" for a in argv) \
+                            and Path(os.readlink(entry / "cwd")) == self.project:
+                        left.append(int(entry.name))
+                except (OSError, ValueError):
+                    continue
+            if not left or time.monotonic() > deadline:
+                return left
+            time.sleep(0.2)
 
     def stop_daemon(self) -> None:
         self.lcm("daemon", "stop", check=False)

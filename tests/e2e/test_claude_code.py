@@ -48,9 +48,17 @@ def test_claude_code_end_to_end(user: User) -> None:
     assert "# Restored context (LCM)" in opening and MARKER in opening
     called = next(r for r in requests if isinstance(r.step, Mcp))
     assert {"mcp__lcm__lcm_grep", "mcp__lcm__lcm_expand"} <= {t["name"] for t in called.body["tools"]}
+    assert requests.index(called) == 0  # LCM's tools were there from the first request (a fast MCP start)
+    assert user.mcp_servers_left() == []  # the agent stopped its MCP server when it exited
     answered = requests[requests.index(called) + 1]
     hit = json.loads(tool_results(answered.body)[-1])
     assert any(MARKER in h["snippet"] for p in hit["projects"] for g in p["groups"] for h in g["hits"]), hit
+
+    # Claude Code's own MCP log: every `lcm mcp` stopped at its first SIGINT
+    logs = [json.loads(line)["debug"] for f in user.home.glob(".cache/claude-cli-nodejs/*/mcp-logs-lcm/*.jsonl")
+            for line in f.read_text().splitlines() if line.strip()]
+    assert any("Sending SIGINT" in line for line in logs), logs
+    assert not any("SIGINT failed" in line for line in logs), logs
 
     # 4. /compact runs PreCompact; the compaction records are not stored as messages
     user.claude("/compact", [Text("Summary: we echoed the marker.")], "--resume", session)

@@ -63,6 +63,8 @@ def test_codex_end_to_end(user: User) -> None:
     called = next(r for r in requests if isinstance(r.step, Mcp))
     lcm_tools = next(t for t in called.body["tools"] if t.get("name") == "mcp__lcm")
     assert {"lcm_grep", "lcm_expand"} <= {t["name"] for t in lcm_tools["tools"]}
+    assert requests.index(called) == 0  # LCM's tools were there from the first request (a fast MCP start)
+    assert user.mcp_servers_left() == []  # the agent stopped its MCP server when it exited
     answered = requests[requests.index(called) + 1]
     assert any(MARKER in text and "msg_" in text for text in tool_results(answered.body))
     user.wait_processed({"Stop"})

@@ -29,8 +29,15 @@ def test_claude_compact_session_keeps_only_the_turns() -> None:
     assert [role for role, _ in turns] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
     assert turns[0][1] == "run the echo command please" and turns[2][1] == "hello-e2e-marker"
     assert not any(tag in text for _, text in turns for tag in SCAFFOLDING)
-    # the compact boundary (system), the caveat (isMeta), the /compact echo and its stdout; Claude's summary
-    assert kinds == {"client_meta": 4, "compact_summary": 1}
+    # the compact boundary (system), the caveat (isMeta), the /compact echo and its stdout, two SessionStart
+    # hook runs; Claude's summary; the agent, skill and MCP listings Claude injects
+    assert kinds == {"client_meta": 6, "compact_summary": 1, "agent_scaffolding": 3}
+
+
+def test_claude_never_reimports_lcm_context() -> None:
+    turns, kinds = conversation(CLAUDE, "claude-2.1.197-restored.jsonl")
+    assert turns == [(Role.USER, "new session prompt"), (Role.ASSISTANT, "ok new")]
+    assert kinds["lcm_context"] == 2  # the SessionStart hook's output and the context attachment it made
 
 
 def test_codex_session_keeps_only_the_turns() -> None:

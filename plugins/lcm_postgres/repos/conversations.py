@@ -121,6 +121,7 @@ class PgConversations(Repository):
     def link_subagent(self, link: SubagentLink) -> SubagentLink:
         validate_subagent_link(self._check, link)
         with self._cursor() as cur:
+            self._lock_parent(cur, link.parent_session_id)
             self._lock_conversation(cur, link.child_conversation_id)
             if link.parent_conversation_id is not None:
                 cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s",
@@ -151,9 +152,16 @@ class PgConversations(Repository):
             row = cur.fetchone()
         return None if row is None else self._link(row)
 
+    def _lock_parent(self, cur: Any, parent_session_id: str) -> None:
+        """Runs of one parent session are linked one transaction at a time (a run and its parent stored by
+        two processes at once find each other: the second waits, then sees the first's rows)."""
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("subagents", self._project, parent_session_id),))
+
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
         self._check.text("parent_session_id", parent_session_id)
         with self._cursor() as cur:
+            if parent_session_id is not None:
+                self._lock_parent(cur, parent_session_id)
             cur.execute(f"{_LINK} WHERE project_id = %s AND (%s::text IS NULL OR parent_session_id = %s) "
                         "ORDER BY child_conversation_id", (self._project, parent_session_id, parent_session_id))
             return [self._link(r) for r in cur.fetchall()]
