@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listing.add_argument("--tag", help="only memories with this exact tag")
     listing.add_argument("--archived", action="store_true", help="include archived memories")
     _verb(sub, "show", "one memory with its lineage and recall counts").add_argument("id", metavar="ID")
-    find = _verb(sub, "search", "full-text search over active memories (exit status 1 when nothing matches)")
+    find = _verb(sub, "search", "ranked search (any word, stemmed) over active memories; exit 1 when none")
     find.add_argument("query", metavar="QUERY")
     find.add_argument("--limit", type=positive, default=20)
     for name, help_text in (("archive", "hide a memory from recall (kept; `revive` brings it back)"),

@@ -6,8 +6,8 @@ and 1 otherwise, divided by ``small + SPREAD * (large - small)`` where small and
 the two word sets (a short prompt fully inside a long summary is not a perfect match). A memory's score is its
 relevance times ``0.6 + 0.4 * confidence``; a summary's its relevance times ``SUMMARY_FACTOR``. Only items
 scoring at least ``memory.recall_min_score`` are injected, best first, until ``memory.recall_max_tokens``.
-Summaries are found with one full-text query per prompt keyword (at most ``KEYWORD_QUERIES``); summaries the
-session already has in context are left out.
+Summaries are found with one ``RANKED`` search (any word, stemmed, best first) of the prompt's keywords (at
+most ``MAX_KEYWORDS``); summaries the session already has in context are left out.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 IDENTIFIER_WEIGHT = 2.0
 SPREAD = 0.25
 SUMMARY_FACTOR = 0.8
-KEYWORD_QUERIES = 3
-SUMMARY_HITS = 5
+MAX_KEYWORDS = 8
+SUMMARY_HITS = 8
 SNIPPET_CHARS = 360
 MAX_ITEMS = 6
 MAX_QUERY_CHARS = 500
@@ -75,32 +75,35 @@ def _scored(memories: Iterable[Memory], prompt: frozenset[str]) -> Iterable[tupl
 
 
 def keywords(prompt: frozenset[str]) -> list[str]:
-    """The prompt words most worth a full-text query: identifiers first, then the longest."""
+    """The prompt words most worth a search: identifiers first, then the longest."""
     return sorted((w for w in prompt if len(w) >= 4 or _IDENTIFIER.search(w)),
-                  key=lambda w: (-weight(w), -len(w), w))[:KEYWORD_QUERIES]
+                  key=lambda w: (-weight(w), -len(w), w))[:MAX_KEYWORDS]
 
 
 def summary_hints(storage: ProjectStorage, prompt: frozenset[str], *, session_id: str | None) -> list[Hint]:
+    words = keywords(prompt)
+    if not words:
+        return []
     seen = _in_context(storage, session_id)
     found: dict[str, Hint] = {}
-    for word in keywords(prompt):
-        for hit in _search(storage, word):
-            if hit.id in seen or hit.id in found:
-                continue
-            summary = storage.summaries.get_summary(hit.id)
-            if summary is not None:
-                score = relevance(prompt, content_words(summary.content)) * SUMMARY_FACTOR
-                found[hit.id] = Hint(hit.id, "summary", round(score, 4), snippet(summary.content, prompt))
+    for hit in _search(storage, " ".join(words)):
+        if hit.id in seen or hit.id in found:
+            continue
+        summary = storage.summaries.get_summary(hit.id)
+        if summary is not None:
+            score = relevance(prompt, content_words(summary.content)) * SUMMARY_FACTOR
+            found[hit.id] = Hint(hit.id, "summary", round(score, 4), snippet(summary.content, prompt))
     return list(found.values())
 
 
-def _search(storage: ProjectStorage, word: str) -> list[SearchHit]:
-    query = SearchQuery(word, SearchMode.FULL_TEXT, SearchTarget.SUMMARIES, limit=SUMMARY_HITS)
+def _search(storage: ProjectStorage, text: str) -> list[SearchHit]:
+    """Summaries matching any of the words (the ranked mode); one substring query per word without it."""
     try:
-        return list(storage.lexical_search.search(query))
+        return storage.lexical_search.search(SearchQuery(text, SearchMode.RANKED, SearchTarget.SUMMARIES,
+                                                         limit=SUMMARY_HITS))
     except UnsupportedCapabilityError:
-        return list(storage.lexical_search.search(SearchQuery(word, SearchMode.SUBSTRING, SearchTarget.SUMMARIES,
-                                                              limit=SUMMARY_HITS)))
+        return [hit for word in text.split() for hit in storage.lexical_search.search(
+            SearchQuery(word, SearchMode.SUBSTRING, SearchTarget.SUMMARIES, limit=SUMMARY_HITS))]
 
 
 def _in_context(storage: ProjectStorage, session_id: str | None) -> set[str]:

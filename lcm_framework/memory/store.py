@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..errors import LcmError, UnsupportedCapabilityError
+from ..recall.refs import RecallNotFoundError
 from ..storage.models import Memory, NewMemory, RecallStats, SearchMode, SearchQuery, SearchTarget
 from . import text
 from .lineage import Lineage, parse
@@ -37,7 +38,9 @@ REVIEW_AGE_DAYS = 30
 REVIEW_MAX_CONFIDENCE = 0.4
 
 
-class MemoryNotFoundError(LcmError):
+class MemoryNotFoundError(RecallNotFoundError):
+    """No memory has this id in the scope (the daemon answers 404)."""
+
     code = "memory_not_found"
 
 
@@ -177,9 +180,10 @@ def stats(storage: ProjectStorage, *, prefix: str = PROJECT_PREFIX,
 
 
 def search(storage: ProjectStorage, query: str, *, limit: int = 20) -> list[tuple[Memory, float]]:
-    """Active memories matching ``query`` by the backend's full-text search (substring when it has none)."""
+    """Active memories matching ``query``, best first, by the backend's ranked search (any word, stemmed, stop
+    words ignored; substring matching when the backend has no full text)."""
     try:
-        hits = storage.lexical_search.search(SearchQuery(query, SearchMode.FULL_TEXT, SearchTarget.MEMORY,
+        hits = storage.lexical_search.search(SearchQuery(query, SearchMode.RANKED, SearchTarget.MEMORY,
                                                          limit=limit))
     except UnsupportedCapabilityError:
         hits = storage.lexical_search.search(SearchQuery(query, SearchMode.SUBSTRING, SearchTarget.MEMORY,

@@ -58,6 +58,9 @@ def test_memory_actions_and_tools_on_the_daemon(daemon: DaemonProcess, tmp_path:
     bad = httpx.post(f"{daemon.url}/memory", json={"project": str(root), "action": "explode"},
                      headers={"Authorization": f"Bearer {daemon.token}"})
     assert bad.status_code == 400
+    missing = httpx.post(f"{daemon.url}/memory", json={"project": str(root), "action": "show", "id": "mem_99"},
+                         headers={"Authorization": f"Bearer {daemon.token}"})
+    assert (missing.status_code, missing.json()["error"]) == (404, "memory_not_found")
     assert post(daemon, "/recall", {"project": str(root), "prompt": "why is port 8432 busy"})["items"]
     user_store = daemon.home / "projects" / project_id_for(daemon.home / "user-memory")
     assert (daemon.home / "projects").is_dir() and not user_store.exists()  # recall never creates it
@@ -88,3 +91,26 @@ def test_a_related_prompt_gets_the_memory_an_unrelated_one_nothing(daemon: Daemo
     assert 'id="mem_1"' in context and 'id="mem_2"' in context and 'id="gmem_1"' in context
     user = post(daemon, "/memory", {"project": str(root), "action": "stats", "user_wide": True})
     assert user["memories"][0]["surfaced"] == 1  # surfaced at session start, recorded in the user-wide scope
+
+
+SAMPLE = (Path(__file__).resolve().parents[2] / "formats" / "samples" / "claude" / "projects" / "-home-dev-orders-api"
+          / "7c1f3a52-4b8e-4d2a-9e61-0a5b3c9d2f18.jsonl")
+SMALL = {"LCM_COMPACTION_LEAF_CHUNK_TOKENS": "1000", "LCM_COMPACTION_LEAF_TARGET_TOKENS": "100",
+         "LCM_COMPACTION_FRESH_TAIL_COUNT": "4", "LCM_COMPACTION_LEAF_MIN_FANOUT": "3"}
+
+
+def test_a_daemon_compaction_promotes_what_it_summarized(tmp_path: Path) -> None:
+    root = project_dir(tmp_path)
+    proc = DaemonProcess(tmp_path / "home", free_port(), env=SMALL).start()
+    try:
+        done = post(proc, "/ingest", {"project": str(root), "path": str(SAMPLE), "session_id": SAMPLE.stem,
+                                      "compact": "full", "wait": True})
+        promotion = done["compaction"]["promotion"]
+        assert promotion["created"] and promotion["extractor"] == "offline"
+        memories = post(proc, "/memory", {"project": str(root), "action": "list"})["memories"]
+        assert {m["id"] for m in memories} == {f"mem_{n}" for n in promotion["created"]}
+        assert all(m["lineage"]["origin"] == "promotion" and m["lineage"]["summaries"] for m in memories)
+        again = post(proc, "/compact", {"project": str(root), "session_id": SAMPLE.stem, "mode": "full"})
+        assert again["promotion"] is None  # nothing new summarized: nothing promoted
+    finally:
+        proc.stop()

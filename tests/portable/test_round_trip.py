@@ -134,7 +134,7 @@ def test_a_killed_import_resumes_after_its_last_applied_record(tmp_path: Path) -
     from lcm_framework.portable.records import with_digest
 
     lines = [json.dumps(header), json.dumps(with_digest({"type": "project", "user_wide": False, "root": str(root)}))]
-    total = 1500
+    total = 800
     for n in range(total):
         lines.append(json.dumps(with_digest({
             "type": "memory", "content": f"Insight number {n}: component c{n} owns table t{n}", "tags": [f"t{n}"],
