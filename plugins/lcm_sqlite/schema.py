@@ -194,7 +194,7 @@ FTS_STEMMING = """
 DELETE FROM meta WHERE key = 'fts_tier';
 """
 V4 = """
-CREATE TABLE subagent_links (
+CREATE TABLE IF NOT EXISTS subagent_links (
   child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
   parent_session_id TEXT NOT NULL,
   agent_id TEXT,
@@ -204,7 +204,7 @@ CREATE TABLE subagent_links (
   parent_message_id INTEGER REFERENCES messages(message_id) ON DELETE SET NULL,
   tool_call_id TEXT
 );
-CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
+CREATE INDEX IF NOT EXISTS subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
 """
 """Version 4: sub-agent runs, each child conversation's parent session and the tool call that started it."""
 
