@@ -163,6 +163,7 @@ def main(quick: bool) -> None:
                     ours.post("/context", body)
                     samples.append((time.perf_counter() - started) * 1000)
                 line(f"daemon /context, lcm client ({items} items)", samples, target=30)
+                prompt_recall(client, ours, lcm, env, project, runs, requests, base95)
         finally:
             stop_daemon(daemon)
 
@@ -170,6 +171,42 @@ def main(quick: bool) -> None:
         line("lcm hook Stop (daemon down: outbox)", down, base95)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def doc_sentences() -> list[str]:
+    """Sentences of this repository's docs: memories and prompts not written for the recall scorer."""
+    import re
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    text = " ".join(p.read_text("utf-8") for p in sorted(docs.glob("*.md")))
+    found = [" ".join(s.split()) for s in re.split(r"(?<=[.!?])\s+", text)]
+    return [s for s in found if 40 <= len(s) <= 240 and not s.startswith(("|", "#", "`"))]
+
+
+def prompt_recall(client: object, ours: DaemonClient, lcm: list[str], env: dict[str, str], project: Path,
+                  runs: int, requests: int, base95: float) -> None:
+    """UserPromptSubmit with 300 memories: the daemon's answer (target p95 < 150 ms) and the whole hook.
+
+    Memories are every other docs sentence, prompts the sentences in between; the baseline beside it is the
+    same HTTP round trip to ``/context`` measured above and ``lcm hook Stop`` (no recall)."""
+    sentences = doc_sentences()
+    memories, prompts = sentences[0:600:2], sentences[1:600:2]
+    for text in memories:
+        ours.post("/memory", {"project": str(project), "action": "add", "text": text})
+    stored = len(ours.post("/memory", {"project": str(project), "action": "list"})["memories"])
+    payload = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "UserPromptSubmit"}
+    samples, injected = [], 0
+    for n in range(requests):
+        started = time.perf_counter()
+        answer = ours.post("/hook", {"event": "UserPromptSubmit", "payload": payload,
+                                     "prompt": prompts[n % len(prompts)]})
+        samples.append((time.perf_counter() - started) * 1000)
+        injected += bool(answer["recall"]["context"])
+    line(f"daemon UserPromptSubmit ({stored} memories)", samples, target=150)
+    print(f"{'  prompts with something injected':<34} {injected}/{requests}")
+    stdin = json.dumps({**payload, "prompt": prompts[0]}).encode()
+    whole = timed_runs([*lcm, "hook", "UserPromptSubmit"], runs, stdin=stdin, env=env)
+    line("lcm hook UserPromptSubmit (daemon up)", whole, base95, 250)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pathlib import Path
 from benchmarks.quality_sessions import Fact, Session, build_session, write_session
 
 BUDGETS = (4_000, 8_000, 16_000, 32_000)
+POSITIONS = ("user", "assistant", "tool")
 WORD = re.compile(r"\w+")
 
 
@@ -81,7 +82,7 @@ def measure(session: Session, tmp: Path) -> dict:
     _lcm(root, "compact", "--all")
     compact_s = time.perf_counter() - started
     out: dict = {"session_tokens": _tokens(raw), "facts": len(session.facts), "compact_s": compact_s,
-                 "budgets": {}}
+                 "budgets": {}, "positions": {p: sum(f.position == p for f in session.facts) for p in POSITIONS}}
     for budget in BUDGETS:
         context = _lcm(root, "context", session.session_id, "--budget", str(budget))
         # Rendering (role headers, summary XML) makes the text a little larger than the budget:
@@ -91,6 +92,7 @@ def measure(session: Session, tmp: Path) -> dict:
             "lcm": sum(_kept(f, context) for f in session.facts),
             "truncation": sum(_kept(f, truncated) for f in session.facts),
             "lcm_tokens": _tokens(context),
+            "by_position": {p: sum(_kept(f, context) for f in session.facts if f.position == p) for p in POSITIONS},
         }
     out.update(_recall(root, session))
     return out
@@ -165,6 +167,10 @@ def main(quick: bool = False) -> None:
         met = lcm >= need * trunc
         print(f"{budget:>8,} {lcm / facts:>7.0%} {trunc / facts:>11.0%} {ratio:>6.1f} {used:>15,}  "
               f">= {need:.0f}x truncation: {'MET' if met else 'MISSED'}")
+    planted = {p: sum(r["positions"][p] for r in runs) for p in POSITIONS}
+    print("LCM's share by where the fact was planted: " + "; ".join(
+        f"{budget:,}: " + ", ".join(f"{p} {sum(r['budgets'][budget]['by_position'][p] for r in runs)}/{planted[p]}"
+                                    for p in POSITIONS) for budget in BUDGETS))
     r5, r10 = sum(r["recall5"] for r in runs), sum(r["recall10"] for r in runs)
     b5, b10 = sum(r["base5"] for r in runs), sum(r["base10"] for r in runs)
     print(f"question recall@5 {r5 / facts:.0%}, @10 {r10 / facts:.0%}; word-overlap baseline @5 {b5 / facts:.0%}, "

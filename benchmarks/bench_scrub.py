@@ -9,6 +9,11 @@ Figures, all from the same run:
 - ``lcm sensitive scan --gitleaks-config gitleaks.toml DIR`` as the command
   runs it in-process (keyword prefilter, entropy, allowlists, line/column
   reporting); target: at least 8x the naive rate;
+- ``lcm sensitive scan DIR`` with the built-in pack (the default rules);
+- the gitleaks binary (``$GITLEAKS_BIN``, else ``gitleaks`` on PATH) running
+  ``gitleaks dir --config gitleaks.toml`` with its own rules on the same
+  files, when one is installed (its CPU time is the child's user + system
+  time); target: the built-in scan at least 1.5x gitleaks' rate;
 - for the import pipeline: ``Scrubber.scrub_record`` over the parsed records
   with the built-in pack (recursive redaction, canonical JSON, residual scan,
   SHA-256), and the strict reader alone.
@@ -20,6 +25,11 @@ shared machine does not distort the ratio; the wall time is printed too.
 from __future__ import annotations
 
 import io
+import json
+import os
+import resource
+import shutil
+import subprocess
 import tempfile
 import time
 from collections import deque
@@ -69,6 +79,32 @@ class _Timer:
         self.wall = time.perf_counter() - self.wall
 
 
+def gitleaks_binary() -> str | None:
+    return os.environ.get("GITLEAKS_BIN") or shutil.which("gitleaks")
+
+
+def run_gitleaks(binary: str, target: Path, size: int) -> float | None:
+    """gitleaks' rate in MB/s of its own CPU time over ``target``, or None when it fails."""
+    report = target.parent / "gitleaks-report.json"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    done = subprocess.run(
+        [binary, "dir", str(target), "--config", str(GITLEAKS_TOML), "--no-banner", "--exit-code", "0",
+         "--report-format", "json", "--report-path", str(report), "--log-level", "error"],
+        capture_output=True, text=True, check=False,
+    )
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        print(f"gitleaks failed (exit {done.returncode}): {done.stderr.strip()[:200]}")
+        return None
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    findings = len(json.loads(report.read_text() or "[]"))
+    print(f"gitleaks dir (its own rules): {_rate(size, cpu):8.2f} MB/s  (cpu {cpu:.1f} s, wall {wall:.1f} s, "
+          f"{findings} findings)")
+    return _rate(size, cpu)
+
+
 def main(quick: bool) -> None:
     size = 2 * MB if quick else 20 * MB
     pack = load_gitleaks_file(GITLEAKS_TOML, "upstream")
@@ -96,11 +132,27 @@ def main(quick: bool) -> None:
         ratio = _rate(report.bytes, ours.cpu) / _rate(len(corpus), naive.cpu)
         print(f"ratio scan / naive: {ratio:.1f}x  (target >= 8x)")
 
+        builtin = scrubber_from_packs([builtin_pack()])
+        with _Timer() as default:
+            default_report = scan_paths(builtin, [Path(tmp)])
+        default_rate = _rate(default_report.bytes, default.cpu)
+        print(f"lcm sensitive scan (built-in pack, {len(builtin.rules)} rules): {default_rate:8.2f} MB/s  "
+              f"(cpu {default.cpu:.1f} s, wall {default.wall:.1f} s, {len(default_report.findings)} findings)")
+        binary = gitleaks_binary()
+        gitleaks_rate = run_gitleaks(binary, Path(tmp), len(corpus)) if binary else None
+        if gitleaks_rate:
+            print(f"ratio built-in scan / gitleaks: {default_rate / gitleaks_rate:.1f}x  (target >= 1.5x); "
+                  f"upstream-rules scan / gitleaks: {_rate(report.bytes, ours.cpu) / gitleaks_rate:.1f}x")
+        else:
+            print("gitleaks: no binary (set GITLEAKS_BIN or put gitleaks on PATH); compared with the upstream "
+                  f"rules in our engine instead: built-in / upstream-rules scan "
+                  f"{default_rate / _rate(report.bytes, ours.cpu):.1f}x")
+
     records = [r.value for r in read_records(io.BytesIO(corpus)) if isinstance(r, ParsedRecord)]
     with _Timer() as reading:
         deque(read_records(io.BytesIO(corpus)), maxlen=0)  # streamed, as the import consumes it
     print(f"strict reader (parse + validate): {_rate(len(corpus), reading.cpu):8.2f} MB/s")
-    for name, scrubber in (("builtin pack", scrubber_from_packs([builtin_pack()])), ("upstream rules", upstream)):
+    for name, scrubber in (("built-in pack", scrubber_from_packs([builtin_pack()])), ("upstream rules", upstream)):
         with _Timer() as spent:
             for value in records:
                 scrubber.scrub_record(value)

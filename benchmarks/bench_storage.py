@@ -1,4 +1,5 @@
-"""Storage benchmarks: bulk insert vs bare executemany, full-text search latency, CLI start-up.
+"""Storage benchmarks: bytes stored per transcript byte (``footprint.py``), bulk insert vs bare
+executemany, full-text search latency, CLI start-up.
 
 Targets (issue 2): repository insert >= 0.5x the bare ``executemany`` rate on
 the same schema; full-text search p95 < 50 ms over 1,000,000 messages; ``lcm
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from lcm_framework.config import load_config
 from lcm_framework.storage.contracts import ProjectStorage
-from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchQuery
+from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchMode, SearchQuery
 from lcm_framework.storage.selection import open_backend
 
 BATCH = 1000
@@ -141,6 +142,7 @@ def bench_search(home: Path, n: int, queries: int) -> None:
         "two terms": lambda: f"{rng.choice(rarer)} {rng.choice(WORDS)}",
         "identifier": lambda: rng.choice([t for t in rarer if "_" in t]),
         "frequent": lambda: rng.choice(WORDS[:40]),
+        "question": lambda: f"why did the {rng.choice(rarer)} {rng.choice(WORDS)} fail with {rng.choice(rarer)}?",
     }
     config = load_config(env={"LCM_HOME": str(home)}, project=home)
     factory = open_backend(config, "sqlite")
@@ -150,7 +152,8 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     cpu: dict[str, list[float]] = {}
     for name, make in kinds.items():
         for _ in range(queries):
-            query = SearchQuery(make(), limit=20)
+            mode = SearchMode.RANKED if name == "question" else SearchMode.FULL_TEXT
+            query = SearchQuery(make(), mode, limit=20)
             t0, c0 = time.perf_counter(), time.process_time()
             storage.lexical_search.search(query)
             wall.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
@@ -159,7 +162,7 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     factory.close()
     print(f"full-text search over {n:,} messages, limit 20, through the repository (wall | CPU time):")
     for name in [*kinds, "typical mix"]:
-        picked = [k for k in kinds if k != "frequent"] if name == "typical mix" else [name]
+        picked = [k for k in kinds if k not in ("frequent", "question")] if name == "typical mix" else [name]
         w = [t for k in picked for t in wall[k]]
         c = [t for k in picked for t in cpu[k]]
         print(f"  {name:12s} p50 {statistics.median(w):7.2f} | {statistics.median(c):6.2f} ms   "
@@ -168,6 +171,7 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     print("  waiting for a core on a busy machine;")
     print("  'frequent' = one of the 40 most frequent words (each in a large share of all messages): every")
     print("  match must be scored before the top 20 are known, so its cost grows with the match count.")
+    print("  'question' = RANKED mode (lcm search): three content words, any may match, in natural wording.")
 
 
 def p95(values: list[float]) -> float:
@@ -205,9 +209,24 @@ def bench_cli(runs: int) -> None:
               f"({took / base:.1f}x the baseline; target < 300 ms)")
 
 
+def bench_footprint(home: Path, quick: bool) -> None:
+    from .bench_import import SESSIONS, make_corpus
+    from .footprint import measure, tool_heavy_corpus
+
+    size = (5 if quick else 50) * 2**20
+    if SESSIONS.is_dir():
+        make_corpus(home / "real-corpus", size)
+        measure("real sessions (fresh ids)", home / "real-corpus", home / "real")
+    else:
+        print(f"real sessions: skipped ({SESSIONS} is absent)")
+    tool_heavy_corpus(home / "tool-corpus", size)
+    measure("generated tool-heavy sessions", home / "tool-corpus", home / "tool")
+
+
 def main(quick: bool) -> None:
     home = Path(tempfile.mkdtemp(prefix="lcm-bench-"))
     try:
+        bench_footprint(home / "footprint", quick)
         bench_insert(home / "insert", 20_000 if quick else 200_000)
         bench_search(home / "search", 50_000 if quick else 1_000_000, 50 if quick else 200)
         bench_cli(5 if quick else 9)

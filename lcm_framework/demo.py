@@ -3,8 +3,10 @@
 Imports your own Claude Code / Codex sessions when they exist (into your real
 ``$LCM_HOME``), otherwise the sample sessions bundled in ``formats/samples``
 (into a throwaway ``.lcm-demo`` home inside the checkout). Then compacts every
-imported project, greps for a detail and expands the covering summary back to
-the original message. Every step is a real ``lcm`` command, printed as it runs.
+imported project, answers a question about an old part of a session with
+``lcm search`` (natural language, no exact words needed) and reads the answer
+back verbatim, greps for a detail and expands the covering summary back to the
+original message. Every step is a real ``lcm`` command, printed as it runs.
 """
 
 from __future__ import annotations
@@ -45,13 +47,26 @@ def _user_has_sessions(env: dict[str, str]) -> bool:
     return any(claude.rglob("*.jsonl")) or any((codex / "sessions").rglob("rollout-*.jsonl"))
 
 
+def _answer(question: str, env: dict[str, str]) -> None:
+    """A question in plain words about an old, compacted part of a session, and its answer verbatim."""
+    ranked = _query("search", question, "--all-projects", "--limit", "3", env=env)
+    if not isinstance(ranked, list) or not ranked:
+        print(f"\ndemo: no stored message answers {question!r}; try `./dev demo --ask QUESTION`")
+        return
+    print(f"\ndemo: asking about an old part of a session: {question!r}")
+    _lcm("search", question, "--all-projects", "--limit", "3", env=env)
+    _lcm("describe", ranked[0]["id"], "--all-projects", env=env)
+
+
 def main() -> None:
     env = dict(os.environ)
     env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     needle = "Address already in use"
+    question = "why did the integration tests fail when they ran in parallel?"
     if "--samples" not in sys.argv and _user_has_sessions(env):
         print("demo: importing your own Claude Code / Codex sessions into", env.get("LCM_HOME", "~/.lcm"))
         needle = sys.argv[sys.argv.index("--grep") + 1] if "--grep" in sys.argv else "error"
+        question = sys.argv[sys.argv.index("--ask") + 1] if "--ask" in sys.argv else "what caused the last error?"
     else:
         home = REPO / ".lcm-demo"
         shutil.rmtree(home, ignore_errors=True)
@@ -68,6 +83,7 @@ def main() -> None:
         _lcm("--project", root, "compact", "--all", env=env)
     if not roots:
         raise SystemExit("demo: nothing was imported")
+    _answer(question, env)
 
     found = None
     for root in roots:

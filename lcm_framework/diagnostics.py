@@ -51,8 +51,7 @@ class Check:
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
         check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
-        check_agents, check_daemon,
-        check_outbox,
+        check_agents, check_daemon, check_outbox, check_free_space,
     ]
     results: list[Check] = []
     for fn in checks:
@@ -255,6 +254,44 @@ def project_stats(app: App) -> list[dict[str, Any]]:
             "redactions": dict(sorted(stats.redactions.items())),
         })
     return rows
+
+
+def storage_report(app: App, current_only: bool = False) -> list[dict[str, Any]]:
+    """Per project: bytes per table and index, per stored message and per transcript byte, compression."""
+    rows = []
+    refs = [app.project_ref()] if current_only else app.storage.list_projects()
+    for ref in refs:
+        project = app.storage.open_project(ref)
+        try:
+            usage = project.storage_usage()
+        finally:
+            project.close()
+        rows.append({
+            "project_id": ref.project_id, "root": ref.root, "total_bytes": usage.total_bytes,
+            "free_bytes": usage.free_bytes, "objects": dict(usage.objects), "shared_objects": usage.shared,
+            "messages": usage.messages, "transcript_bytes": usage.transcript_bytes,
+            "bytes_per_message": round(usage.total_bytes / usage.messages) if usage.messages else None,
+            "bytes_per_transcript_byte": (round(usage.total_bytes / usage.transcript_bytes, 3)
+                                          if usage.transcript_bytes and not usage.shared else None),
+            "payload_bytes": usage.payload_bytes, "stored_payload_bytes": usage.stored_payload_bytes,
+            "compression_saved_bytes": usage.payload_bytes - usage.stored_payload_bytes,
+        })
+    return rows
+
+
+FREE_SPACE_SHARE = 0.25
+FREE_SPACE_MIN_BYTES = 16 * 2**20
+
+
+def check_free_space(app: App, env: Mapping[str, str]) -> Check:
+    """WARN when a project database holds much reclaimable space."""
+    wasteful = [r for r in storage_report(app)
+                if r["free_bytes"] >= FREE_SPACE_MIN_BYTES and r["free_bytes"] >= FREE_SPACE_SHARE * r["total_bytes"]]
+    if not wasteful:
+        return Check("free_space", OK, "no database holds much reclaimable space")
+    names = ", ".join(f"{r['root']} ({r['free_bytes'] // 2**20} MiB free)" for r in wasteful)
+    return Check("free_space", WARN, f"reclaimable space in {names}", fix="lcm vacuum --all-projects",
+                 data={"projects": [r["project_id"] for r in wasteful]})
 
 
 def status_snapshot(app: App) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 The stored message stays verbatim (lossless); what the model and the
 summarizer see is rewritten: every block above
 ``compaction.large_file_token_threshold`` becomes a compact reference
-``[Large file file_xxx: name, N tokens - lcm describe file_xxx]``. The block is
+``[Large file file_xxx: name, N tokens - lcm describe file_xxx]`` followed by
+its exploration summary (``Exploration: ...``, by kind: ``lcm_framework.explore``,
+or a model's when one is configured). The block is
 kept under ``$LCM_HOME/projects/<project id>/files/<file_id>.<ext>`` (private,
 durable, atomic, content-addressed so the same block is stored once) with a
 ``large_files`` row holding an exploration summary.
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .compaction.ids import file_id
 from .errors import ConflictError, NotFoundError
+from .explore import explore
 from .fsutil import atomic_write_private
 from .storage.models import LargeFile
 from .summarize.tokens import estimate_tokens
@@ -33,31 +36,15 @@ FILE_BLOCK = re.compile(
     r"<file(?P<attrs>[^>]*)>(?P<body>.*?)</file>", re.DOTALL | re.IGNORECASE
 )
 NAME_ATTR = re.compile(r"""(?:name|path)\s*=\s*["']([^"']+)["']""")
-OUTLINE_LINE = re.compile(r"^\s*(?:def |class |async def |function |export |#{1,4} |interface |type |fn |func )")
-EXPLORATION_TOKENS = 200
 
 Explorer = Callable[[str, str | None], str]
-"""Makes an exploration summary of (content, name); the summarizer with the large_file prompt."""
+"""Makes an exploration summary of (content, name): a model with the large_file prompt (else ``explore``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rewritten:
     text: str
     file_ids: tuple[str, ...]
-    explorations: tuple[str, ...]
-
-
-def outline(content: str, name: str | None) -> str:
-    """A deterministic exploration summary: size, opening lines and structural lines."""
-    lines = content.splitlines()
-    head = [line.strip()[:160] for line in lines if line.strip()][:5]
-    structure = [line.strip()[:120] for line in lines if OUTLINE_LINE.match(line)][:12]
-    parts = [f"{name or 'pasted content'}: {len(lines)} lines, {len(content)} characters."]
-    if head:
-        parts.append("Starts with: " + " | ".join(head))
-    if structure:
-        parts.append("Structure: " + " | ".join(structure))
-    return "\n".join(parts)
 
 
 class LargeFileStore:
@@ -126,15 +113,13 @@ class LargeFileStore:
     def rewrite(self, conversation_id: int, message_id: int | None, text: str) -> Rewritten:
         """``text`` with every block above the threshold replaced by its reference."""
         if estimate_tokens(text) <= self.threshold:
-            return Rewritten(text, (), ())
+            return Rewritten(text, ())
         ids: list[str] = []
-        explorations: list[str] = []
 
         def swap(content: str, name: str | None) -> str:
             record = self.externalize(conversation_id, message_id, content, name)
             ids.append(record.file_id)
-            explorations.append(record.exploration_summary)
-            return self.reference(record)
+            return f"{self.reference(record)}\nExploration: {record.exploration_summary}"
 
         def file_block(match: re.Match[str]) -> str:
             body = match.group("body")
@@ -146,7 +131,7 @@ class LargeFileStore:
         out = FILE_BLOCK.sub(file_block, text)
         if estimate_tokens(out) > self.threshold:
             out = swap(out, None)
-        return Rewritten(out, tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(explorations)))
+        return Rewritten(out, tuple(dict.fromkeys(ids)))
 
     def _explore(self, content: str, name: str | None) -> str:
         if self.explorer is not None:
@@ -154,9 +139,9 @@ class LargeFileStore:
                 text = self.explorer(content, name).strip()
                 if text:
                     return text
-            except Exception:  # exploration is best effort; the outline always works
+            except Exception:  # exploration by a model is best effort; the deterministic one always works
                 pass
-        return outline(content, name)
+        return explore(content, name)
 
 
 def _extension(name: str | None) -> str:

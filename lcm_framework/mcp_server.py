@@ -37,7 +37,9 @@ MAX_RESULT_CHARS = 400_000
 INSTRUCTIONS = (
     "LCM stores every message of this project's coding sessions losslessly and compacts old turns into "
     "summaries (ids sum_...). Use lcm_grep or lcm_search to find details, lcm_expand to open a summary down to "
-    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full."
+    "the original messages, lcm_describe to read one summary, message (msg_N) or large file (file_...) in full. "
+    "Use lcm_store to remember a durable insight for later sessions and lcm_feedback to say whether a surfaced "
+    "memory (mem_N) helped."
 )
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),

@@ -15,6 +15,8 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
                      source: str | None = None) -> str:
     from ..config import load_config
     from ..daemon.operations import restore
+    from ..memory.hints import session_memories
+    from ..memory.scope import USER_WIDE_DIR, MemoryScope
     from ..paths import project_id_for
     from ..storage.models import ProjectRef
     from ..storage.selection import open_backend
@@ -23,9 +25,18 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     factory = open_backend(config)
     try:
         storage = factory.open_project(ProjectRef(project_id_for(project), str(project)))
+        user_root = (Path(config.home) / USER_WIDE_DIR).resolve()
+        user_ref = ProjectRef(project_id_for(user_root), str(user_root))
+        known = {r.project_id for r in factory.list_projects()}
+        user = factory.open_project(user_ref) if user_ref.project_id in known else None
         try:
-            return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source)["context"])
+            memories = session_memories(MemoryScope(storage, False), MemoryScope(user, True) if user else None,
+                                        int(config.get("memory.restore_count")))
+            return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source,
+                               memories=memories)["context"])
         finally:
+            if user is not None:
+                user.close()
             storage.close()
     finally:
         factory.close()

@@ -20,11 +20,12 @@ class PayloadError(ValueError):
 class HookInput:
     """One parsed hook event (a plain class: dataclasses would cost start-up time on every turn)."""
 
-    __slots__ = ("agent", "cwd", "event", "extra", "session_id", "transcript_path")
+    __slots__ = ("agent", "cwd", "event", "extra", "prompt", "session_id", "transcript_path")
 
     def __init__(self, *, agent: str, event: str, session_id: str | None, transcript_path: str | None,
-                 cwd: str | None, extra: dict[str, Any]) -> None:
+                 cwd: str | None, extra: dict[str, Any], prompt: str | None = None) -> None:
         self.agent = agent
+        self.prompt = prompt  # UserPromptSubmit: sent for recall, never forwarded or stored
         self.event = event
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -59,6 +60,7 @@ def parse(raw: bytes, *, event: str, agent: str) -> HookInput:
         transcript_path=_text(data.get("transcript_path")),
         cwd=_text(data.get("cwd")),
         extra=extra,
+        prompt=_text(data.get("prompt")),
     )
 
 

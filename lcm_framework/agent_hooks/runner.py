@@ -117,8 +117,11 @@ def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, o
     budget = timeout_s or (SESSION_START_BUDGET_S if hook.event == "SessionStart" else BUDGET_S)
     payload = hook.forward(settings.project)
     client = DaemonClient.for_home(settings.home, settings.port, timeout_s=budget)
+    body: dict[str, Any] = {"event": hook.event, "payload": payload}
+    if hook.event == "UserPromptSubmit" and hook.prompt:
+        body["prompt"] = hook.prompt
     try:
-        answer = client.post("/hook", {"event": hook.event, "payload": payload})
+        answer = client.post("/hook", body)
     except DaemonUnavailable as exc:
         _fallback(settings, hook, payload, err, reason=str(exc), start=True)
         _restore_locally(settings, hook, out, err, env)
@@ -130,16 +133,17 @@ def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, o
         else:
             _warn(err, f"{hook.event}: {exc}")
         return 0
-    if hook.event == "SessionStart":
-        emit_context(answer, out)
+    if hook.event in ("SessionStart", "UserPromptSubmit"):
+        emit_context(answer, out, hook.event)
     return 0
 
 
-def emit_context(answer: Mapping[str, Any], out: TextIO) -> None:
-    """Print the restored context the way Claude Code and Codex inject it (hookSpecificOutput JSON)."""
-    text = str((answer.get("restore") or {}).get("context") or "")
+def emit_context(answer: Mapping[str, Any], out: TextIO, event: str = "SessionStart") -> None:
+    """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way Claude Code
+    and Codex inject it (hookSpecificOutput JSON); nothing when there is nothing to add."""
+    text = str((answer.get("restore") or answer.get("recall") or {}).get("context") or "")
     if text:
-        json.dump({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}, out)
+        json.dump({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, out)
         out.write("\n")
 
 

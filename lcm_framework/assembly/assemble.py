@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..storage.models import SummaryKind
 from .blocks import Turn, message_turns, sanitize_tool_pairs, turn_text
-from .select import Piece, select
+from .select import Piece, Selection, select
 from .xml import summary_xml
 
 if TYPE_CHECKING:
@@ -98,6 +98,11 @@ class _Dag:
         return [Piece(m.message_id, None, m.token_count) for m in found_messages]
 
 
+def select_pieces(storage: ProjectStorage, conversation_id: int, *, budget: int, fresh_tail_count: int) -> Selection:
+    """What ``assemble`` would show for ``budget``, without rendering it (the SessionStart restore uses it)."""
+    return select(storage.context.list_items(conversation_id), budget, fresh_tail_count, _Dag(storage).sources)
+
+
 def assemble(
     storage: ProjectStorage,
     conversation_id: int,
@@ -107,9 +112,8 @@ def assemble(
     text_filter: LargeTextFilter | None = None,
 ) -> AssembledContext:
     """Build the model's message list for ``conversation_id`` within ``budget`` tokens (``select``)."""
-    items = storage.context.list_items(conversation_id)
     dag = _Dag(storage)
-    chosen = select(items, budget, fresh_tail_count, dag.sources)
+    chosen = select(storage.context.list_items(conversation_id), budget, fresh_tail_count, dag.sources)
     summary_ids = [p.summary_id for p in chosen.pieces if p.summary_id is not None]
     message_ids = [p.message_id for p in chosen.pieces if p.message_id is not None]
     dag.load_summaries(summary_ids)

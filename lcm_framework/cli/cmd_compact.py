@@ -26,7 +26,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
+    from ..memory.promote import after_compaction
     from ..recall import SessionNotFoundError, project_scopes, resolve_session
 
     engine = CompactionEngine(app)
@@ -35,6 +38,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         print(notice, file=sys.stderr)
     mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
     by_project: list[tuple[str, list[Any]]] = []
+    promotions = []
+    started = datetime.now(UTC)
     with project_scopes(app, args.all_projects) as scopes:
         for storage in scopes:
             try:
@@ -47,6 +52,9 @@ def run(args: argparse.Namespace, app: App) -> int:
             by_project.append((storage.project_id, [
                 engine.compact(storage, c.conversation_id, mode, budget=args.budget, dry_run=args.dry_run)
                 for c in conversations]))
+            promoted = after_compaction(app, storage, by_project[-1][1], started)
+            if promoted is not None:
+                promotions.append(promoted)
     if args.session and not by_project:
         raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
     reports = [r for _, rs in by_project for r in rs]
@@ -55,9 +63,10 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.json:
         if args.all_projects:
             print_json({"dry_run": args.dry_run, "projects": [
-                {"project_id": pid, "conversations": rs} for pid, rs in by_project]})
+                {"project_id": pid, "conversations": rs} for pid, rs in by_project], "promotions": promotions})
         else:
-            print_json({"dry_run": args.dry_run, "conversations": reports})
+            print_json({"dry_run": args.dry_run, "conversations": reports,
+                        "promotion": promotions[0] if promotions else None})
         return 0
     verb = "would create" if args.dry_run else "created"
     for report in reports:
@@ -78,6 +87,9 @@ def run(args: argparse.Namespace, app: App) -> int:
     total = sum(r.summaries_created for r in reports)
     projects = f" in {len(by_project)} project(s)" if args.all_projects else ""
     print(f"{len(reports)} conversation(s){projects}, {total} summaries {verb}")
+    for promoted in promotions:
+        print(f"promoted: {len(promoted.created)} memories created, {len(promoted.reinforced)} reinforced"
+              + (f" ({'; '.join(promoted.failures)})" if promoted.failures else ""))
     return 0
 
 

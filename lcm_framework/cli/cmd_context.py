@@ -48,9 +48,10 @@ COMMAND = CommandSpec(
     name="context",
     help="show the context LCM would give the model for a session",
     description=(
-        "Context assembly: summaries (as <summary> XML) and raw messages in order; the fresh tail\n"
-        "(last compaction.fresh_tail_count raw messages) is always included, older items fill the\n"
-        "budget newest first. Large blocks appear as [Large file file_... - lcm describe file_...]."
+        "Context assembly over the summary DAG: the fresh tail (last compaction.fresh_tail_count raw\n"
+        "messages) always, the newest messages raw, older ranges at the finest level that fits the budget\n"
+        "(raw, then leaf, then condensed summaries as <summary> XML), in order. Large blocks appear as\n"
+        "[Large file file_... - lcm describe file_...] with an exploration of the file."
     ),
     configure=configure,
     run=run,

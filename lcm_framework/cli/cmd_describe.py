@@ -11,7 +11,7 @@ from .recall_common import add_all_projects, add_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="sum_<hex>, msg_<number> or file_<hex>")
+    parser.add_argument("id", metavar="ID", help="sum_<hex>, msg_<number>, file_<hex> or mem_<number>")
     add_all_projects(parser)
     add_json(parser)
 
@@ -44,7 +44,8 @@ COMMAND = CommandSpec(
     name="describe",
     help="show a summary, message or large file in full",
     description=(
-        "Ids: sum_<hex> (summary), msg_<number> (message, numbered per project), file_<hex> (large file).\n"
+        "Ids: sum_<hex> (summary), msg_<number> (message, numbered per project), file_<hex> (large file),\n"
+        "mem_<number> (memory: lineage names the summaries and messages it was promoted from).\n"
         "Shows metadata, lineage (parents/children/source messages, covering summaries) and the full content."
     ),
     configure=configure,

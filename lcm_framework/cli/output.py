@@ -66,3 +66,15 @@ def _left(elapsed: float, share: float) -> str:
     minutes, seconds = divmod(rest, 60)
     text = f"ETA {hours}:{minutes:02d}:{seconds:02d}" if hours else f"ETA {minutes}:{seconds:02d}"
     return f"{text:<12}"
+
+
+def human_size(value: int | None) -> str:
+    """``1536`` -> ``1.5 KiB``; ``None`` -> ``-``."""
+    if value is None:
+        return "-"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

@@ -95,13 +95,19 @@ class CompactionEngine:
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
         from ..largefiles import LargeFileStore
 
-        return LargeFileStore(
-            storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore
-        )
+        return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore)
 
     def explore(self, content: str, name: str | None) -> str:
-        """Exploration summary of a large file with the ``large_file`` prompt."""
+        """Exploration summary of a large file: a model's with the ``large_file`` prompt, else by kind.
+
+        The offline summarizer would only pick lines of an excerpt, so it is not asked: the deterministic
+        explorer (``lcm_framework.explore``) reads the whole file.
+        """
+        from ..explore import explore
         from ..summarize.contracts import Level, SummaryRequest
+
+        if self.summarizer.name == OFFLINE_SUMMARIZER:
+            return explore(content, name)
 
         excerpt = content[:EXCERPT_CHARS]
         variables = {
@@ -315,7 +321,7 @@ class _Run:
         return [self.contents[sid] for sid in ids if sid in self.contents]
 
     def _model_facing(self, messages: list[Message]) -> tuple[list[str], tuple[str, ...]]:
-        """Message texts with large blocks replaced by file references (plus their explorations)."""
+        """Message texts with large blocks replaced by file references (each with its exploration)."""
         threshold = self.settings.large_file_token_threshold
         texts: list[str] = []
         file_ids: list[str] = []
@@ -326,7 +332,7 @@ class _Run:
             if self._files is None:
                 self._files = self.engine.file_store(self.storage)
             rewritten = self._files.rewrite(self.cid, message.message_id, message.content)
-            texts.append("\n".join([rewritten.text, *rewritten.explorations]))
+            texts.append(rewritten.text)
             file_ids.extend(rewritten.file_ids)
         return texts, tuple(dict.fromkeys(file_ids))
 

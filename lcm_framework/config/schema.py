@@ -103,6 +103,13 @@ SETTINGS: dict[str, Setting] = {
         _s("import.batch_size", int, 100, "Records per backfill transaction.", minimum=1, maximum=1000),
         _s("import.workers", int, 0, "Processes a large import uses (0: one per CPU for 8 MiB or more; "
            "1: in-process).", minimum=0, maximum=64),
+        # memory
+        _s("memory.promote_after_compaction", bool, True,
+           "Promote durable insights of new summaries into memories after a compaction created some."),
+        _s("memory.recall_max_tokens", int, 400, "Token cap of what a prompt's recall injects.", minimum=50),
+        _s("memory.recall_min_score", float, 0.2, "Relevance (0..1) a memory or summary needs to be injected.",
+           minimum=0.0, maximum=1.0),
+        _s("memory.restore_count", int, 5, "Highest-confidence memories included at session start.", minimum=0),
         # daemon
         _s("daemon.port", int, 3737, "Port of the local daemon (127.0.0.1 only).", minimum=1, maximum=65535),
         _s("daemon.autostart", bool, True, "Hooks start the daemon when it is down."),

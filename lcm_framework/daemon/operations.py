@@ -69,10 +69,15 @@ def session_conversation(storage: ProjectStorage, session_id: str) -> int | None
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
     """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
+    from datetime import UTC, datetime
+
     from ..compaction import CompactionEngine, Mode
+    from ..memory.promote import after_compaction
 
     engine = CompactionEngine(app)
     results = []
+    reports = []
+    started = datetime.now(UTC)
     with app.project() as storage:
         if session_id is None:
             ids = [c.conversation_id for c in storage.conversations.list_conversations()]
@@ -85,8 +90,10 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
                 )
             ids = [found]
         for conversation_id in ids:
-            results.append(to_jsonable(engine.compact(storage, conversation_id, Mode(mode))))
-    return {"conversations": results}
+            reports.append(engine.compact(storage, conversation_id, Mode(mode)))
+            results.append(to_jsonable(reports[-1]))
+        promoted = after_compaction(app, storage, reports, started)
+    return {"conversations": results, "promotion": to_jsonable(promoted)}
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:

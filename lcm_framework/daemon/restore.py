@@ -7,7 +7,9 @@ The hook's ``source`` (Claude Code and Codex both send it) decides:
   raw messages after them (the fresh tail, never compacted yet), so a short
   session that was never compacted is still carried over.
 * ``compact`` (the agent just compacted this session): the session's own
-  context, summaries and raw tail: what the agent's summary replaced.
+  history as the context assembler selects it for the budget (the newest part
+  at the finest level of the summary DAG that fits, no protected tail): what
+  the agent's summary replaced.
 * ``resume``: the session's own in-context summaries only (the agent reloads
   the raw transcript itself); nothing when LCM has none.
 * no source (the ``/restore`` route): the session's own summaries when it has
@@ -22,12 +24,15 @@ transcript never makes LCM import its own context again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..assembly import Piece, select_pieces
 from ..storage.models import ContextItem, ContextItemKind, Message, Summary
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
 
 if TYPE_CHECKING:
+    from ..memory.hints import Hint
     from ..storage.contracts import ProjectStorage
 
 RECALL_POINTER = (
@@ -39,13 +44,14 @@ REFERENCE_TOKENS = 24  # what the one-line reference to an oversized message cos
 
 
 def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int,
-            source: str | None = None) -> dict[str, Any]:
-    """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``."""
+            source: str | None = None, memories: Sequence[Hint] = ()) -> dict[str, Any]:
+    """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``,
+    followed by ``memories`` (the project's highest-confidence memories, chosen by the caller)."""
     own = _conversation(storage, session_id) if session_id else None
-    items: list[ContextItem] = []
+    items: Sequence[ContextItem | Piece] = []
     origin = None
-    if own is not None and source == "compact":
-        items = storage.context.list_items(own)
+    if own is not None and source == "compact":  # what the agent's summary replaced, as the assembler shows it
+        items = select_pieces(storage, own, budget=max_tokens, fresh_tail_count=0).pieces
     elif own is not None:
         items = [i for i in storage.context.list_items(own) if i.kind is ContextItemKind.SUMMARY]
     if items:
@@ -86,13 +92,15 @@ def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int,
         "from_session": origin if chosen else None,
         "summaries": [_summary_head(s) for s in chosen if isinstance(s, Summary)],
         "messages": [m.message_id for m in chosen if isinstance(m, Message)],
-        "context": render(chosen, origin if origin != session_id else None),
-        "tokens": used,
+        "memories": [m.id for m in memories],
+        "context": render(chosen, origin if origin != session_id else None, memories),
+        "tokens": used + sum(m.tokens for m in memories),
     }
 
 
-def render(chosen: list[Summary | Message | tuple[Message, None]], other_session: str | None = None) -> str:
-    if not chosen:
+def render(chosen: list[Summary | Message | tuple[Message, None]], other_session: str | None = None,
+           memories: Sequence[Hint] = ()) -> str:
+    if not chosen and not memories:
         return ""
     blocks = []
     for entry in chosen:
@@ -109,6 +117,11 @@ def render(chosen: list[Summary | Message | tuple[Message, None]], other_session
             blocks.append(f'<message id="msg_{message.message_id}" role="{message.role.value}" '
                           f'at="{_iso(message.created_at)}" omitted_tokens="{message.token_count}"/>')
     intro = [f"From the previous session {other_session} of this project:"] if other_session else []
+    if memories:
+        from ..memory.hints import block
+
+        blocks.append("Memories of this project (lcm_feedback says whether one helped):")
+        blocks.extend(block(m) for m in memories)
     return "\n".join([LCM_CONTEXT_HEADER, RECALL_POINTER, "", *intro, *blocks])
 
 

@@ -96,23 +96,54 @@ async def restore(request: Request) -> JSONResponse:
             body["project"], body["transcript_path"], session_id=body["session_id"], format_id=None,
             compact_mode=None, wait=False,
         )
-    result.update(await service.read(body["project"], operations.restore, body["session_id"],
-                                    max_tokens=body["max_tokens"], limit=body["limit"]))
+    result.update(await service.restored(body["project"], body["session_id"], source=None,
+                                         max_tokens=body["max_tokens"], limit=body["limit"]))
     return JSONResponse(result)
 
 
 async def hook(request: Request) -> JSONResponse:
     body = validate(await read_body(request), [
         Field("event", str, required=True), Field("payload", dict, required=True), Field("wait", bool),
+        Field("prompt", str),
     ])
     if body["event"] not in HOOK_EVENTS:
         raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(HOOK_EVENTS))})")
     service = service_of(request)
+    if body["event"] == "UserPromptSubmit" and body["prompt"]:
+        return JSONResponse(await prompt_hook(service, body["payload"], body["prompt"]))
     if body["event"] == "SessionStart" or body["wait"]:
         result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
         service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
         return JSONResponse(result)
     return JSONResponse(await service.enqueue(body["event"], body["payload"]), status_code=202)
+
+
+async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """UserPromptSubmit: queue the ingest as for any event, and answer with the recall for the prompt (which is
+    never stored in the outbox)."""
+    import asyncio
+
+    from ..errors import TranscriptError
+    from .service import hook_project
+
+    session = payload.get("session_id")
+    recalling = asyncio.ensure_future(service.prompt_recall(hook_project(payload), prompt,
+                                                            session if isinstance(session, str) else None))
+    try:
+        queued = await service.enqueue("UserPromptSubmit", payload)
+    except TranscriptError:  # a new session's transcript is written after its first prompt: nothing to ingest
+        queued = {"event": "UserPromptSubmit", "queued": None}
+    except BaseException:
+        recalling.cancel()
+        raise
+    return {**queued, "recall": await recalling}
+
+
+async def recall_route(request: Request) -> JSONResponse:
+    """``{"project", "prompt", "session_id"?}``: what a prompt's recall injects (records the surfacing)."""
+    body = validate(await read_body(request), [PROJECT, SESSION, Field("prompt", str, required=True)])
+    return JSONResponse(await service_of(request).prompt_recall(body["project"], body["prompt"],
+                                                                body["session_id"]))
 
 
 async def stats(request: Request) -> JSONResponse:
@@ -138,9 +169,23 @@ def capability_route(name: str) -> Handler:
     return handler
 
 
+async def memory(request: Request) -> JSONResponse:
+    """``{"project", "action", ...}``: one memory action (add, list, show, search, archive, revive, review,
+    forget, feedback, stats) with the arguments of ``lcm memory``."""
+    from ..memory import actions
+
+    body = await read_body(request)
+    checked = validate(body, [PROJECT, Field("action", str, required=True, choices=tuple(actions.ACTIONS))],
+                       allow_extra=True)
+    args = {k: v for k, v in body.items() if k not in ("project", "action")}
+    service = service_of(request)
+    app = service.app_for(checked["project"])
+    return JSONResponse(await service.run(actions.run, app, checked["action"], args))
+
+
 def routes() -> Sequence[Route]:
     recall = [Route(f"/{n}", capability_route(n), methods=["POST"])
-              for n in ("grep", "search", "describe", "expand")]
+              for n in ("grep", "search", "describe", "expand", "store", "feedback")]
     return [
         Route("/health", health, methods=["GET"]),
         Route("/status", status, methods=["GET", "POST"]),
@@ -150,5 +195,7 @@ def routes() -> Sequence[Route]:
         Route("/context", context, methods=["POST"]),
         Route("/restore", restore, methods=["POST"]),
         Route("/hook", hook, methods=["POST"]),
+        Route("/memory", memory, methods=["POST"]),
+        Route("/recall", recall_route, methods=["POST"]),
         *recall,
     ]

@@ -25,6 +25,7 @@ from . import operations
 if TYPE_CHECKING:
     from ..app import App
     from ..config import Config
+    from ..memory.scope import MemoryScope
     from ..plugins import Plugins
     from ..storage.contracts import ProjectStorage
 
@@ -55,6 +56,7 @@ class DaemonService:
         self.started_at = time.time()
         self._apps: dict[Path, App] = {}
         self._readers: dict[Path, ProjectStorage] = {}
+        self._user_wide: set[Path] = set()  # user-wide memory roots known to exist
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
@@ -192,9 +194,52 @@ class DaemonService:
             elif action != "restore":
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
-            result["restore"] = await self.read(project, operations.restore, session_id, max_tokens=4000,
-                                                limit=12, source=_text(payload.get("source")))
+            result["restore"] = await self.restored(project, session_id, source=_text(payload.get("source")),
+                                                    max_tokens=4000, limit=12)
         return result
+
+    async def restored(self, project: Path, session_id: str | None, *, source: str | None, max_tokens: int,
+                       limit: int) -> dict[str, Any]:
+        """The restored context of a session with the highest-confidence memories (``memory.restore_count``)
+        of the project and the user-wide scope; their surfacing is recorded."""
+        from ..memory.hints import session_memories
+        from ..memory.store import record_surfacing
+
+        app = self.app_for(project)
+        scope, user = await self.memory_scopes(project)
+        memories = await self.run(session_memories, scope, user, int(app.config.get("memory.restore_count")))
+        result = await self.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
+                                 source=source, memories=memories)
+        for target in (scope, user):
+            if target is not None:
+                refs = [m.id for m in memories if m.id.startswith(target.prefix)]
+                await self.run(record_surfacing, target.storage, refs, query=None)
+        return result
+
+    async def memory_scopes(self, project: Path) -> tuple[MemoryScope, MemoryScope | None]:
+        """The project's memory scope and the user-wide one (None until a user-wide memory was stored:
+        recall never creates that store)."""
+        from ..memory.scope import MemoryScope, user_wide_root
+
+        app = self.app_for(project)
+        root = user_wide_root(app)
+        if root.resolve() not in self._user_wide:
+            wanted = app.project_ref(root).project_id
+            if not any(r.project_id == wanted for r in await self.run(app.storage.list_projects)):
+                return MemoryScope(await self.reader(project), user_wide=False), None
+            self._user_wide.add(root.resolve())
+        return (MemoryScope(await self.reader(project), user_wide=False),
+                MemoryScope(await self.reader(root), user_wide=True))
+
+    async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
+        """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""
+        from ..memory.hints import for_prompt
+
+        app = self.app_for(project)
+        scope, user = await self.memory_scopes(project)
+        return await self.run(for_prompt, scope, user, prompt, session_id=session_id,
+                              min_score=float(app.config.get("memory.recall_min_score")),
+                              max_tokens=int(app.config.get("memory.recall_max_tokens")))
 
     # --- the outbox consumer -----------------------------------------------
 

@@ -14,8 +14,9 @@ AGENTS = ("claude", "codex")
 # event -> timeout in seconds (Codex caps SessionEnd at 3 s).
 # SubagentStop: a Task/Agent sub-agent finished; its transcript (subagents/agent-<id>.jsonl) is imported.
 # Codex has no such event: a sub-agent's rollout is a session of its own.
-CLAUDE_EVENTS = {"SessionStart": 10, "Stop": 5, "SubagentStop": 5, "PreCompact": 10, "SessionEnd": 5}
-CODEX_EVENTS = {"SessionStart": 10, "Stop": 5, "PreCompact": 10, "SessionEnd": 3}
+CLAUDE_EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "SubagentStop": 5, "PreCompact": 10,
+                 "SessionEnd": 5}
+CODEX_EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "PreCompact": 10, "SessionEnd": 3}
 MCP_TABLE = ("mcp_servers", "lcm")
 
 

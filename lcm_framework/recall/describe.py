@@ -32,6 +32,8 @@ def describe(storage: ProjectStorage, ref: Ref, home: Path) -> Description | Non
         return _summary(storage, ref)
     if ref.kind is RefKind.MESSAGE:
         return _message(storage, ref)
+    if ref.kind is RefKind.MEMORY:
+        return _memory(storage, ref)
     return _file(storage, ref, home)
 
 
@@ -95,6 +97,28 @@ def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
     _add_run(storage, message.conversation_id, metadata)
     return Description(ref.text, ref.kind, storage.project_id, message.conversation_id,
                        _session(storage, message.conversation_id), metadata, lineage, message.content)
+
+
+def _memory(storage: ProjectStorage, ref: Ref) -> Description | None:
+    """A memory with the summaries and messages it was promoted from (``lcm expand`` those for the originals)."""
+    from ..memory.lineage import parse
+
+    memory = storage.promoted_memory.get_memory(ref.memory_id)
+    if memory is None:
+        return None
+    lineage = parse(memory.metadata)
+    stats = storage.recall.stats(ref.text)
+    metadata = {
+        "confidence": memory.confidence, "tags": list(memory.tags), "archived": memory.archived,
+        "origin": lineage.origin, "insight": lineage.kind, "created_at": memory.created_at,
+        "updated_at": memory.updated_at, "surfaced": stats.surfaced, "useful": stats.useful,
+        "not_useful": stats.not_useful,
+    }
+    found = storage.summaries.get_summaries(list(lineage.summaries))
+    conversation_id = found[0].conversation_id if found else None
+    return Description(ref.text, ref.kind, storage.project_id, conversation_id, _session(storage, conversation_id),
+                       metadata, {"summaries": list(lineage.summaries),
+                                  "source_messages": [message_ref(m) for m in lineage.messages]}, memory.content)
 
 
 def _file(storage: ProjectStorage, ref: Ref, home: Path) -> Description | None:

@@ -50,14 +50,23 @@ class Expansion:
         return [n for n in self.nodes if n.kind == "message"]
 
 
+def _memory_sources(storage: ProjectStorage, ref: Ref) -> list[int] | None:
+    """The messages a memory was promoted from; None when this project holds no such memory."""
+    from ..memory.lineage import parse
+
+    memory = storage.promoted_memory.get_memory(ref.memory_id)
+    return list(parse(memory.metadata).messages) if memory is not None else None
+
+
 def expand(
     storage: ProjectStorage, ref: Ref, *, depth: int = 1, include_messages: bool = False, token_cap: int = 20_000
 ) -> Expansion | None:
     """None when this project does not hold ``ref``."""
     result = Expansion(ref.text, storage.project_id, depth, include_messages, token_cap)
-    if ref.kind is RefKind.MESSAGE:
-        found = storage.conversations.get_messages([ref.message_id])
-        if not found:
+    if ref.kind in (RefKind.MESSAGE, RefKind.MEMORY):
+        ids = [ref.message_id] if ref.kind is RefKind.MESSAGE else _memory_sources(storage, ref)
+        found = storage.conversations.get_messages(ids) if ids is not None else []
+        if ids is None or (ref.kind is RefKind.MESSAGE and not found):
             return None
         if _add_messages(result, found, 0, None) and depth >= 1:
             for link in runs_started_by(storage, found[0]):

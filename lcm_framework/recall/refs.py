@@ -14,6 +14,7 @@ from ..compaction.ids import FILE_PREFIX, MESSAGE_PREFIX, SUMMARY_PREFIX, messag
 from ..errors import LcmError
 
 _MESSAGE = re.compile(rf"{MESSAGE_PREFIX}(\d{{1,16}})")
+_MEMORY = re.compile(r"mem_(\d{1,16})")
 _HASHED = re.compile(rf"({SUMMARY_PREFIX}|{FILE_PREFIX})[0-9a-f]{{1,64}}")
 
 
@@ -21,6 +22,7 @@ class RefKind(str, Enum):
     SUMMARY = "summary"
     MESSAGE = "message"
     FILE = "file"
+    MEMORY = "memory"
 
 
 class InvalidReferenceError(LcmError):
@@ -56,6 +58,10 @@ class Ref:
     def message_id(self) -> int:
         return int(self.text[len(MESSAGE_PREFIX) :])
 
+    @property
+    def memory_id(self) -> int:
+        return int(self.text.removeprefix("mem_"))
+
 
 def parse_since(text: str | None) -> datetime | None:
     """An ISO date or date-time (``Z`` allowed); naive values are UTC."""
@@ -74,12 +80,15 @@ def parse_ref(text: str) -> Ref:
     value = text.strip()
     if _MESSAGE.fullmatch(value):
         return Ref(RefKind.MESSAGE, value)
+    if _MEMORY.fullmatch(value):
+        return Ref(RefKind.MEMORY, value)
     hashed = _HASHED.fullmatch(value)
     if hashed:
         return Ref(RefKind.SUMMARY if hashed.group(1) == SUMMARY_PREFIX else RefKind.FILE, value)
     raise InvalidReferenceError(
-        f"{text!r} is not an id LCM knows: use sum_<hex> (summary), msg_<number> (message) "
-        "or file_<hex> (large file), as printed by `lcm grep` and `lcm search`"
+        f"{text!r} is not an id LCM knows: use sum_<hex> (summary), msg_<number> (message), "
+        "file_<hex> (large file) or mem_<number> (memory), as printed by `lcm grep`, `lcm search` "
+        "and `lcm memory list`"
     )
 
 

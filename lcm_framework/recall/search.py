@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ class Ranked:
 
 RRF_K = 60
 """Reciprocal rank fusion constant: a hit at rank r of its own list scores 1 / (RRF_K + r)."""
+TIE_BREAK = 1e-6
+"""Per query phrase matched: orders hits of equal rank, far below the gap between two ranks."""
 TARGETS = (SearchTarget.MESSAGES, SearchTarget.SUMMARIES, SearchTarget.MEMORY)
 
 
@@ -31,13 +34,15 @@ def search(
     storage: ProjectStorage, query: str, *, limit: int = 20, conversation_ids: Sequence[int] | None = None,
     include_subagents: bool = True,
 ) -> list[Ranked]:
-    """Best matches first; message hits name their covering summaries, hits in sub-agent runs
-    (``include_subagents``) the session and tool call that started them.
+    """Best matches first; message hits name their covering summaries.
 
     Each target (messages, summaries, promoted memory) is ranked by the backend (``RANKED``: any query
-    word, stemmed, stop words ignored; more words, then the whole query as a phrase, first); the lists
-    are fused by reciprocal rank, since scores of different indexes are not comparable. A hit's
-    ``score`` is its fused score. A backend without full text falls back to substring matching.
+    word, stemmed, stop words ignored; more words, then the whole query as a phrase, first). The lists
+    are fused by reciprocal rank, since relevance scores of different indexes are not comparable: a
+    hit's ``score`` is 1 / (RRF_K + its rank in its own list); equal ranks (from different lists or
+    projects) go to the hit matching more query phrases (a TIE_BREAK per phrase). A backend without
+    full text falls back to substring matching. Hits in sub-agent runs (``include_subagents``) name the
+    session and tool call that started them.
     """
     found: list[SearchHit] = []
     for target in TARGETS:
@@ -47,7 +52,8 @@ def search(
         except UnsupportedCapabilityError:
             hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
                            since=None, limit=limit, include_subagents=include_subagents)
-        found.extend(replace(h, score=1.0 / (RRF_K + rank)) for rank, h in enumerate(hits, start=1))
+        found.extend(replace(h, score=1.0 / (RRF_K + rank) + math.floor(h.score) * TIE_BREAK)
+                     for rank, h in enumerate(hits, start=1))
     found.sort(key=best_first)
     found = found[:limit]
     message_ids = [int(h.id) for h in found if h.target is SearchTarget.MESSAGES]

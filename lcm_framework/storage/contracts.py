@@ -34,6 +34,7 @@ from .models import (
     Health,
     LargeFile,
     Lease,
+    MaintenanceReport,
     Memory,
     Message,
     MessagePart,
@@ -49,8 +50,10 @@ from .models import (
     SearchHit,
     SearchQuery,
     SessionIngestRecord,
+    StorageUsage,
     SubagentLink,
     Summary,
+    Surfacing,
 )
 
 T = TypeVar("T")
@@ -197,18 +200,34 @@ class LargeFileRepository(Protocol):
 
 class PromotedMemoryRepository(Protocol):
     def create_memory(self, memory: NewMemory) -> Memory: ...
+    def restore_memory(self, memory: Memory) -> Memory:
+        """Store a memory exported elsewhere with its archived flag and timestamps; a new ``memory_id``
+        is assigned (``memory.memory_id`` is ignored)."""
+        ...
     def get_memory(self, memory_id: int) -> Memory | None: ...
     def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]: ...
     def set_confidence(self, memory_id: int, confidence: float) -> Memory: ...
     def archive(self, memory_id: int) -> Memory: ...
     def revive(self, memory_id: int) -> Memory: ...
     def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]: ...
+    def delete_memory(self, memory_id: int) -> None:
+        """Deletes one memory (its recall history is the recall repository's); NotFoundError when missing."""
+        ...
 
 
 class RecallRepository(Protocol):
     def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None: ...
     def record_feedback(self, target_id: str, *, useful: bool) -> None: ...
     def stats(self, target_id: str) -> RecallStats: ...
+    def surfacings(self, target_id: str) -> list[Surfacing]:
+        """Every recorded surfacing of ``target_id``, oldest first."""
+        ...
+    def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+        """Replace the whole history of ``stats.target_id`` with these counters and surfacings (import)."""
+        ...
+    def forget(self, target_ids: Sequence[str]) -> None:
+        """Deletes the counters and surfacings of these targets."""
+        ...
 
 
 RANK_CANDIDATES = 10_000
@@ -226,7 +245,11 @@ class LexicalSearchRepository(Protocol):
         query syntax. SUBSTRING: case-sensitive exact substring. Archived memory is never returned;
         ``conversation_id`` and ``include_subagents`` do not filter the MEMORY target.
         Ties: newest first, then id ascending.
-        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT query without filters.
+        RANKED: like FULL_TEXT (stop words dropped, stemmed) but any phrase may match; the score is the number
+        of query phrases matched, plus 0.5 when the query's words appear as one phrase, plus a relevance
+        fraction below 0.4 (so its integer part counts the phrases matched on every backend).
+        A backend may rank only the newest ``RANK_CANDIDATES`` matches of a FULL_TEXT or RANKED query without
+        filters.
         """
         ...
 
@@ -329,6 +352,13 @@ class ProjectStorage(Repositories, Protocol):
         ...
     def health(self) -> Health: ...
     def stats(self) -> ProjectStats: ...
+    def storage_usage(self) -> StorageUsage:
+        """Bytes per table and index, payload sizes plain and stored, and reclaimable space."""
+        ...
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        """Online-safe maintenance: rewrite payloads with the newest codec and give free space back, in
+        short transactions (``progress`` gets the rows rewritten so far). Never changes what is read."""
+        ...
     def close(self) -> None:
         """Idempotent; never affects other open projects."""
         ...

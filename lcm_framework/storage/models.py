@@ -204,6 +204,15 @@ class RecallStats:
     last_surfaced_at: datetime | None
 
 
+@dataclass(frozen=True, slots=True)
+class Surfacing:
+    """One time a recall target was shown to the model, with the query that surfaced it."""
+
+    target_id: str
+    query: str | None
+    surfaced_at: datetime
+
+
 # --- search ------------------------------------------------------------------
 
 
@@ -326,6 +335,34 @@ class NativeBatchResult:
 
 
 # --- diagnostics -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StorageUsage:
+    """Where one project's bytes go. ``objects``: bytes per table and index (on a shared server: the
+    whole schema's, every project together, ``shared`` set). ``payload_bytes``: the plain size of the
+    immutable payloads (native records and message parts); ``stored_payload_bytes``: what they take as
+    stored, so their difference is what compression saved. ``transcript_bytes``: transcript bytes
+    imported (read by checkpoints). ``free_bytes``: space a ``compact_storage`` could give back."""
+
+    objects: Mapping[str, int]
+    total_bytes: int
+    free_bytes: int
+    messages: int
+    payload_bytes: int
+    stored_payload_bytes: int
+    transcript_bytes: int
+    shared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceReport:
+    """What ``compact_storage`` did: rows rewritten with the newest codec and bytes given back."""
+
+    recompressed: int
+    bytes_before: int
+    bytes_after: int
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

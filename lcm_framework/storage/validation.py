@@ -20,9 +20,11 @@ from .models import (
     NewPart,
     NewSummary,
     PartKind,
+    RecallStats,
     Role,
     SubagentLink,
     SummaryKind,
+    Surfacing,
 )
 
 MAX_SAFE_INT = 2**53 - 1
@@ -233,6 +235,16 @@ def merged_link(stored: SubagentLink | None, given: SubagentLink) -> SubagentLin
     fields = {f: getattr(stored, f) if getattr(stored, f) is not None else getattr(given, f)
               for f in SUBAGENT_LINK_FIELDS}
     return SubagentLink(**fields)
+
+
+def validate_history(v: Validator, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+    """A recall history to restore: counts in range, texts free of U+0000, every surfacing of the same target."""
+    v.text("target_id", stats.target_id)
+    for count in (stats.surfaced, stats.useful, stats.not_useful):
+        v.count("count", count)
+    v.texts("query", [s.query for s in surfacings])
+    if any(s.target_id != stats.target_id for s in surfacings):
+        raise v.invalid("every surfacing must name the target of the stats", "target_mismatch")
 
 
 def validate_range(v: Validator, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..extensions import PromptSource
     from ..plugins import Plugins
 
-TEMPLATES = ("system", "leaf", "leaf_aggressive", "condensed_d1", "condensed_d2", "condensed_d3", "large_file")
+TEMPLATES = ("system", "leaf", "leaf_aggressive", "condensed_d1", "condensed_d2", "condensed_d3", "large_file",
+             "promote")
 SUFFIX = ".j2"
 OVERRIDE_PRIORITY = 1_000_000
 

@@ -36,6 +36,7 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "large_files": ("SELECT", "INSERT"),
     "memories": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "recall_stats": ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    "recall_surfacings": ("SELECT", "INSERT", "DELETE"),
     "redaction_counts": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "session_ingests": ("SELECT", "INSERT", "UPDATE"),
     "leases": ("SELECT", "INSERT", "UPDATE"),

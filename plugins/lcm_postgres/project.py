@@ -22,7 +22,7 @@ from lcm_framework.storage.contracts import (
     Repositories,
     SummaryRepository,
 )
-from lcm_framework.storage.models import Health, ProjectStats
+from lcm_framework.storage.models import Health, MaintenanceReport, ProjectStats, StorageUsage
 
 from .errors import BACKEND, translate
 from .repos.admin import PgRedactionAdmin
@@ -177,6 +177,36 @@ class PostgresProjectStorage(PgRepositories):
                             summaries_by_depth=by_depth, message_tokens=int(tokens),
                             context_tokens=int(context_tokens), large_files=int(files), redactions=redactions,
                             subagent_conversations=int(subagents))
+
+    def storage_usage(self) -> StorageUsage:
+        """Table and index sizes are the schema's, shared by every project (``shared``); payload sizes are
+        this project's, plain (``octet_length``) and as stored (``pg_column_size``: TOAST-compressed)."""
+        p = self.project_id
+        with self._executor.cursor("storage") as cur:
+            cur.execute("SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c "
+                        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                        "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 't') ORDER BY 2 DESC")
+            objects = {name: int(size) for name, size in cur.fetchall() if size}
+            cur.execute(
+                "SELECT (SELECT coalesce(sum(octet_length(payload_json)), 0) FROM native_transcripts "
+                "        WHERE project_id = %(p)s) + (SELECT coalesce(sum(octet_length(raw_json)), 0) "
+                "        FROM message_parts WHERE project_id = %(p)s), "
+                "(SELECT coalesce(sum(pg_column_size(payload_json)), 0) FROM native_transcripts "
+                "        WHERE project_id = %(p)s) + (SELECT coalesce(sum(pg_column_size(raw_json)), 0) "
+                "        FROM message_parts WHERE project_id = %(p)s), "
+                "(SELECT count(*) FROM messages WHERE project_id = %(p)s), "
+                "(SELECT coalesce(sum(byte_offset), 0) FROM ingest_checkpoints WHERE project_id = %(p)s)",
+                {"p": p})
+            plain, stored, messages, transcript = cur.fetchone()
+        return StorageUsage(objects=objects, total_bytes=sum(objects.values()), free_bytes=0,
+                            messages=int(messages), payload_bytes=int(plain), stored_payload_bytes=int(stored),
+                            transcript_bytes=int(transcript), shared=True)
+
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        """Nothing to do from here: PostgreSQL's autovacuum gives space back, TOAST compresses payloads."""
+        size = self.storage_usage().total_bytes
+        return MaintenanceReport(recompressed=0, bytes_before=size, bytes_after=size,
+                                 detail="PostgreSQL: autovacuum maintains the tables; nothing to rewrite")
 
     def close(self) -> None:
         if not self._closed:

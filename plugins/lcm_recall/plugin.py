@@ -35,18 +35,18 @@ def _parameters(required: str, **properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": {**properties, "all_projects": _ALL}, "required": [required]}
 
 
-def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
+def _lazy(name: str, module: str) -> Callable[[App, Mapping[str, Any]], Any]:
     def handler(app: App, args: Mapping[str, Any]) -> Any:
-        from . import tools
+        from importlib import import_module
 
-        return getattr(tools, name)(app, args)
+        return getattr(import_module(f"{__package__}.{module}"), name)(app, args)
 
     handler.__name__ = name
     return handler
 
 
-def _capability(name: str, description: str, parameters: dict[str, Any]) -> Capability:
-    return Capability(name=name, description=description, parameters=parameters, handler=_lazy(name))
+def _capability(name: str, description: str, parameters: dict[str, Any], module: str = "tools") -> Capability:
+    return Capability(name=name, description=description, parameters=parameters, handler=_lazy(name, module))
 
 
 CAPABILITIES = (
@@ -97,6 +97,30 @@ CAPABILITIES = (
                               "description": "Expand leaf summaries to their source messages."},
             token_cap=_integer("Token cap (default compaction.max_expand_tokens).", 100),
         ),
+    ),
+    _capability(
+        "lcm_store",
+        "Remember a durable insight of this project (a decision, a root cause and its fix, a convention, a "
+        "command that worked, a constraint the user stated) so later sessions see it when relevant. Storing "
+        "the same insight again raises its confidence instead of adding a copy. Returns its id (mem_N).",
+        {"type": "object", "required": ["text"], "properties": {
+            "text": _text("The insight, one or two self-contained sentences."),
+            "tags": {"type": "array", "items": {"type": "string"},
+                     "description": "Exact tags in order: file paths, tools, topics."},
+            "user_wide": {"type": "boolean", "default": False,
+                       "description": "A user-wide preference for every project (gmem_N) instead of this project."},
+        }},
+        "memory_tools",
+    ),
+    _capability(
+        "lcm_feedback",
+        "Say whether a memory (mem_N, gmem_N) or summary (sum_...) that LCM surfaced was useful; useful ones "
+        "rise in confidence and are surfaced first, unhelpful ones sink.",
+        {"type": "object", "required": ["id", "useful"], "properties": {
+            "id": _text("The surfaced id."),
+            "useful": {"type": "boolean", "description": "Whether it helped."},
+        }},
+        "memory_tools",
     ),
 )
 

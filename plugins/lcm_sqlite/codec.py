@@ -30,7 +30,7 @@ MIN_BYTES = 96
 """Values shorter than this stay plain: compression would save a few bytes and cost a call."""
 LEVEL = 3
 DICTIONARY_BYTES = 112 * 1024
-TRAIN_SAMPLES = 1000
+TRAIN_SAMPLES = 500
 """Values compressed without a dictionary before the project trains one from them."""
 SAMPLE_BYTES = 8 * 2**20
 MIN_TRAIN_SAMPLES = 100
@@ -106,6 +106,23 @@ class Codec:
             self._readers[f"zstd:{dict_id}"] = zstandard.ZstdDecompressor(dict_data=data)
             self._writer = (f"zstd:{dict_id}", zstandard.ZstdCompressor(level=LEVEL, dict_data=data).compress)
         self._loaded = True
+
+    def newest(self, conn: sqlite3.Connection) -> str | None:
+        """The codec new values get once a dictionary exists (None before: nothing to rewrite into)."""
+        if zstandard is None:
+            return None
+        self._load(conn, again=True)
+        return self._writer[0] if self._writer is not None else None
+
+    def plain_size(self, conn: sqlite3.Connection, codec: str | None, value: Any) -> int:
+        """Bytes of a stored value's plain UTF-8 text (zstd frames record it in their header)."""
+        if codec is None:
+            return len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+        if codec.startswith("zstd") and zstandard is not None:
+            size = zstandard.frame_content_size(value)
+            if size >= 0:
+                return int(size)
+        return len(self.decode(conn, codec, value).encode("utf-8"))
 
     def decode(self, conn: sqlite3.Connection, codec: str | None, value: Any) -> Any:
         """The plain text of a stored value (``None`` and plain rows pass through)."""

@@ -28,18 +28,26 @@ class SqlitePromotedMemory(Repository):
     domain = "promoted_memory"
 
     def create_memory(self, memory: NewMemory) -> Memory:
+        now = now_us()
+        return self._insert(memory, archived=False, created_us=now, updated_us=now)
+
+    def restore_memory(self, memory: Memory) -> Memory:
+        new = NewMemory(memory.content, memory.tags, memory.confidence, memory.source_summary_id, memory.metadata)
+        return self._insert(new, archived=memory.archived, created_us=to_us(memory.created_at),
+                            updated_us=to_us(memory.updated_at))
+
+    def _insert(self, memory: NewMemory, *, archived: bool, created_us: int, updated_us: int) -> Memory:
         self._check.text("content", memory.content)
         self._check.texts("tag", memory.tags)
         self._check.text("source_summary_id", memory.source_summary_id)
         self._check.text("metadata", memory.metadata)
         self._confidence(memory.confidence)
-        now = now_us()
         with self._op(write=True) as conn:
             cur = conn.execute(
-                "INSERT INTO memories (content, tags, confidence, source_summary_id, metadata, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO memories (content, tags, confidence, source_summary_id, metadata, archived, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (memory.content, json.dumps(list(memory.tags)), float(memory.confidence), memory.source_summary_id,
-                 memory.metadata, now, now))
+                 memory.metadata, int(bool(archived)), created_us, updated_us))
             return self._load(conn, cur.lastrowid)
 
     def get_memory(self, memory_id: int) -> Memory | None:
@@ -75,6 +83,12 @@ class SqlitePromotedMemory(Repository):
             rows = conn.execute(f"{_SELECT} WHERE archived = 0 AND updated_at < ? AND confidence <= ? "
                                 "ORDER BY updated_at, memory_id", (to_us(older_than), float(max_confidence)))
             return [_memory(r) for r in rows]
+
+    def delete_memory(self, memory_id: int) -> None:
+        self._check.count("memory_id", memory_id)
+        with self._op(write=True) as conn:
+            if conn.execute("DELETE FROM memories WHERE memory_id = ?", (memory_id,)).rowcount == 0:
+                raise self._not_found("memory")
 
     def _update(self, memory_id: int, assignment: str, value: float | int) -> Memory:
         self._check.count("memory_id", memory_id)

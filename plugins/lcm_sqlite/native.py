@@ -29,6 +29,7 @@ _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_versi
 
 
 
+
 _CHECKPOINT_FIELDS = tuple(f.name for f in dataclasses.fields(Checkpoint))
 
 

@@ -21,8 +21,9 @@ from lcm_framework.storage.contracts import (
     Repositories,
     SummaryRepository,
 )
-from lcm_framework.storage.models import Health, ProjectStats
+from lcm_framework.storage.models import Health, MaintenanceReport, ProjectStats, StorageUsage
 
+from . import maintenance
 from .context import SqliteContext
 from .conversations import SqliteConversations
 from .coordination import SqliteCoordination
@@ -105,6 +106,12 @@ class SqliteProjectStorage(SqliteRepositories):
             except OSError:
                 pass
         return total
+
+    def storage_usage(self) -> StorageUsage:
+        return maintenance.usage(self._scope.db, self._path)
+
+    def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
+        return maintenance.compact(self._scope.db, self._path, progress)
 
     def close(self) -> None:
         if not self._scope.db.closed:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
-from lcm_framework.storage.models import RecallStats
+from lcm_framework.storage.models import RecallStats, Surfacing
+from lcm_framework.storage.validation import validate_history
 
-from .clock import now_us, opt_dt
-from .scope import Repository
+from .clock import from_us, now_us, opt_dt, opt_us, to_us
+from .scope import Repository, chunks, marks
 
 
 class SqliteRecall(Repository):
@@ -42,3 +44,31 @@ class SqliteRecall(Repository):
         if row is None:
             return RecallStats(target_id, 0, 0, 0, None)
         return RecallStats(target_id, row[0], row[1], row[2], opt_dt(row[3]))
+
+    def surfacings(self, target_id: str) -> list[Surfacing]:
+        self._check.text("target_id", target_id)
+        with self._op() as conn:
+            rows = conn.execute("SELECT query, surfaced_at FROM recall_surfacings WHERE target_id = ? "
+                                "ORDER BY surfaced_at, surfacing_id", (target_id,)).fetchall()
+        return [Surfacing(target_id, q, from_us(t)) for q, t in rows]
+
+    def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+        validate_history(self._check, stats, surfacings)
+        with self._op(write=True) as conn:
+            self._delete(conn, [stats.target_id])
+            conn.execute("INSERT INTO recall_stats (target_id, surfaced, useful, not_useful, last_surfaced_at) "
+                         "VALUES (?, ?, ?, ?, ?)", (stats.target_id, stats.surfaced, stats.useful, stats.not_useful,
+                                                    opt_us(stats.last_surfaced_at)))
+            conn.executemany("INSERT INTO recall_surfacings (target_id, query, surfaced_at) VALUES (?, ?, ?)",
+                             [(s.target_id, s.query, to_us(s.surfaced_at)) for s in surfacings])
+
+    def forget(self, target_ids: Sequence[str]) -> None:
+        self._check.texts("target_id", target_ids)
+        with self._op(write=True) as conn:
+            self._delete(conn, target_ids)
+
+    @staticmethod
+    def _delete(conn: sqlite3.Connection, target_ids: Sequence[str]) -> None:
+        for chunk in chunks(list(target_ids)):
+            for table in ("recall_stats", "recall_surfacings"):
+                conn.execute(f"DELETE FROM {table} WHERE target_id IN ({marks(chunk)})", list(chunk))

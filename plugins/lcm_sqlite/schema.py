@@ -187,14 +187,8 @@ CREATE TABLE checkpoints (
 ) WITHOUT ROWID;
 """
 
-# Large text columns come last so reads of the small ones never walk overflow pages.
-# Version 3: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes
-# ``fts.install`` rebuild every index with the current definition.
-FTS_STEMMING = """
-DELETE FROM meta WHERE key = 'fts_tier';
-"""
-V4 = """
-CREATE TABLE IF NOT EXISTS subagent_links (
+SUBAGENT_LINKS = """
+CREATE TABLE subagent_links (
   child_conversation_id INTEGER PRIMARY KEY REFERENCES conversations(conversation_id) ON DELETE CASCADE,
   parent_session_id TEXT NOT NULL,
   agent_id TEXT,
@@ -204,11 +198,18 @@ CREATE TABLE IF NOT EXISTS subagent_links (
   parent_message_id INTEGER REFERENCES messages(message_id) ON DELETE SET NULL,
   tool_call_id TEXT
 );
-CREATE INDEX IF NOT EXISTS subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
+CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_conversation_id);
 """
-"""Version 4: sub-agent runs, each child conversation's parent session and the tool call that started it."""
+"""Version 3: sub-agent runs, each child conversation's parent session and the tool call that started it."""
 
-MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (V1, compact_layout.migrate, FTS_STEMMING, V4)
+# Large text columns come last so reads of the small ones never walk overflow pages.
+# Version 4: the FTS5 index stems (porter over unicode61); forgetting the recorded tier makes
+# ``fts.install`` rebuild every index with the current definition.
+FTS_STEMMING = """
+DELETE FROM meta WHERE key = 'fts_tier';
+"""
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING)
 LATEST = len(MIGRATIONS)
 
 
@@ -237,6 +238,8 @@ def prepare(conn: sqlite3.Connection, project: ProjectRef, tier: FullTextTier) -
     """Migrate to the latest schema, record the project and build the active tier's search index."""
     if _up_to_date(conn, tier):
         return
+    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect only while the file has no table
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]

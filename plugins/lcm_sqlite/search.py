@@ -1,10 +1,12 @@
 """Lexical search over messages, summaries and promoted memory.
 
-FULL_TEXT uses the database's tier (FTS5 bm25, FTS4 ``rank_bm25`` or a LIKE
-scan), SUBSTRING a case-sensitive ``instr`` scan, REGEX the ``regexp``
-function backed by google-re2 (linear time). Hits are ordered by score
-(higher first), then newest, then id. Unfiltered FULL_TEXT queries rank only
-the newest ``RANK_CANDIDATES`` matches (the contract's bound).
+FULL_TEXT (every query phrase) and RANKED (any phrase, rescored by phrases
+matched) use the database's tier (FTS5 bm25 over a porter-stemmed index, FTS4
+``rank_bm25`` or a LIKE scan); the query is read by ``query_chunks`` (stop
+words dropped). SUBSTRING is a case-sensitive ``instr`` scan, REGEX the
+``regexp`` function backed by google-re2 (linear time). Hits are ordered by
+score (higher first), then newest, then id. Unfiltered FULL_TEXT and RANKED
+queries rank only the newest ``RANK_CANDIDATES`` matches (the contract's bound).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .errors import BACKEND
 from .scope import Repository, chunks, marks
 
 SNIPPET_CHARS = 200
+RESCORED = 200
+"""RANKED on an FTS tier rescores this many best bm25 candidates (or the limit, when larger)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +98,10 @@ class SqliteLexicalSearch(Repository):
         if bound == 0 or plan is None:
             return []
         condition, where_args, score, score_args, locate = plan
+        fts_tier = self._scope.tier is not FullTextTier.LIKE
+        rescore = mode is SearchMode.RANKED and fts_tier
         args = [*score_args, *where_args]
-        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.created_at, {score} AS score "
+        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.created_at, {score} AS score, t.{spec.rowid} "
                f"FROM {condition} {spec.extra}")
         if query.conversation_id is not None and target is not SearchTarget.MEMORY:
             sql += " AND t.conversation_id = ?"
@@ -105,7 +111,7 @@ class SqliteLexicalSearch(Repository):
             args.append(to_us(query.since))
         if not query.include_subagents and target is not SearchTarget.MEMORY:
             sql += " AND t.conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links)"
-        capped = (mode is SearchMode.FULL_TEXT and self._scope.tier is not FullTextTier.LIKE
+        capped = (mode is not SearchMode.SUBSTRING and mode is not SearchMode.REGEX and fts_tier
                   and query.conversation_id is None and query.since is None)
         with self._op() as conn:
             if capped:
@@ -114,8 +120,10 @@ class SqliteLexicalSearch(Repository):
                     sql += f" AND {spec.table}_fts.{self._docid()} >= ?"
                     args.append(cutoff)
             sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
-            args.append(self._sql_limit(bound))
+            args.append(self._sql_limit(max(bound, RESCORED) if rescore and bound is not None else bound))
             rows = conn.execute(sql, args).fetchall()
+            if rescore:
+                rows = self._rescored(conn, spec, query_chunks(query.text), rows)[:bound]
             contents = self._contents(conn, spec, [row[0] for row in rows])
         return [
             SearchHit(target, str(row[0]), row[1], snippet(contents[row[0]], *locate(contents[row[0]])),
@@ -123,16 +131,26 @@ class SqliteLexicalSearch(Repository):
             for row in rows
         ]
 
-    @staticmethod
-    def _coordination(index: str, docid: str, spec: _Target, groups: list[list[str]],
-                      base: str) -> tuple[str, list[Any]]:
-        """RANKED score: query phrases matched (each 1), the whole query as one phrase (0.5), then bm25 in [0, 1)."""
-        matched = [f"(t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))" for _ in groups]
-        args: list[Any] = [fts.match_expression([group]) for group in groups]
+    def _rescored(self, conn: sqlite3.Connection, spec: _Target, groups: list[list[str]],
+                  rows: list[Any]) -> list[Any]:
+        """RANKED: the best bm25 candidates scored by query phrases matched (1 each), the whole query as one
+        phrase (0.5), then bm25 in [0, 0.4); so the integer part counts the phrases matched on every backend."""
+        index, docid = f"{spec.table}_fts", self._docid()
+        phrases = [fts.match_expression([group]) for group in groups]
         if len(groups) > 1:
-            matched.append(f"0.5 * (t.{spec.rowid} IN (SELECT {docid} FROM {index} WHERE {index} MATCH ?))")
-            args.append(fts.match_expression([[w for group in groups for w in group]]))
-        return f"({' + '.join(matched)} + ({base}) / (1.0 + ({base})))", args
+            phrases.append(fts.match_expression([[w for group in groups for w in group]]))
+        points: dict[Any, float] = {row[4]: 0.0 for row in rows}
+        if not points:
+            return []
+        low, high = min(points), max(points)  # one range scan per phrase (FTS seeks rowid ranges, not lists)
+        for n, phrase in enumerate(phrases):
+            found = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? AND {docid} >= ? "
+                                 f"AND {docid} <= ?", (phrase, low, high)).fetchall()
+            for (rowid,) in found:
+                if rowid in points:
+                    points[rowid] += 1.0 if n < len(groups) else 0.5
+        scored = [(row[0], row[1], row[2], points[row[4]] + 0.4 * row[3] / (1.0 + row[3]), row[4]) for row in rows]
+        return sorted(scored, key=lambda r: (-r[3], -r[2], r[0]))
 
     def _docid(self) -> str:
         return "rowid" if self._scope.tier is FullTextTier.FTS5 else "docid"
@@ -195,8 +213,7 @@ class SqliteLexicalSearch(Repository):
             source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
             if not ranked:
                 return source, [fts.match_expression(groups)], base, [], locate_words
-            score, score_args = self._coordination(index, docid, spec, groups, base)
-            return source, [fts.any_of(groups)], score, score_args, locate_words
+            return source, [fts.any_of(groups)], base, [], locate_words  # rescored by ``_rescored``
         likes = (" OR " if ranked else " AND ").join("t.content LIKE ? ESCAPE '\\'" for _ in words)
         occurrences = "(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
         # RANKED: words present first, occurrences only break ties

@@ -10,20 +10,21 @@ tells that the rest of the segment does not:
   more, bare numbers and hashes less (they are rare by nature);
 * error lines weigh 1.6x; decisions and commands that change things get a
   bonus, the opening of each user request too;
-* repeats count once: the same text anywhere, or within one message the same
-  line once digits and hashes are blanked (log lines, test listings); units
-  that are mostly punctuation (JSON noise) are never chosen.
+* repeats count once: the same text anywhere, or within one tool output the
+  same line once digits and hashes are blanked (log lines, test listings);
+  tool-output lines that are mostly punctuation (JSON noise) are never chosen.
 
 Tool output and conversation share the budget in proportion to their size (each
 at least a quarter when both exist). The best units per character are chosen,
 then printed in their original order under the header of the message they came
 from. Size follows the source: a leaf gets a twentieth of its tokens (1,000 for
-a 20,000-token chunk), never more than the target. The last line names the
+a 20,000-token chunk), at least 400, never more than the target. The last line names the
 topics of what was left out. Deterministic: the same segment gives the same text.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -46,6 +47,7 @@ NOTICE = (
 MAX_UNIT = 280  # characters of one unit; longer ones are clipped with " …"
 ERROR_WEIGHT = 1.6  # errors are what an engineer most often needs back
 SOURCE_SHARE = 20  # a leaf summary gets about 1/SOURCE_SHARE of its source's tokens
+MIN_LEAF_TOKENS = 400  # but short sources keep at least this much (never more than the target)
 _FRAMED_BUDGET = 600  # characters; smaller budgets get no header and footer lines
 _FOOTER_ROOM = 200
 
@@ -105,7 +107,7 @@ class ExtractiveSummarizer:
     def summarize(self, request: SummaryRequest) -> str:
         target = request.target_tokens
         if request.depth == 0:
-            target = min(target, max(estimate_tokens(request.segment) // SOURCE_SHARE, 120))
+            target = min(target, max(estimate_tokens(request.segment) // SOURCE_SHARE, MIN_LEAF_TOKENS))
         return extract(request.segment, target)
 
 
@@ -173,6 +175,7 @@ def _pieces(text: str, *, prose: bool) -> list[str]:
     return [p.strip() for line in lines for p in _SENTENCE.split(line) if p.strip()]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _kind_factor(term: str) -> float:
     """Identifiers weigh 1.5x their rarity; bare numbers and hashes are capped at 1 (0 here marks the cap)."""
     if _IDENTIFIER.search(term):
@@ -184,22 +187,21 @@ def _score(units: list[_Unit]) -> None:
     """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
     df = Counter(t for u in units for t in u.terms)
     total = max(len(units), 1)
-    factors: dict[str, float] = {}
+    weight = {}
+    for term, n in df.items():
+        idf, factor = math.log(1 + total / n), _kind_factor(term)
+        weight[term] = idf * factor if factor else min(idf, 1.0)
     seen: set[tuple[int, str] | str] = set()
     for unit in units:
-        alnum = len(unit.text) - len(_NOT_ALNUM.findall(unit.text))
-        shape = (unit.message, _SHAPE.sub("0", unit.text))  # repeated lines of one output
-        if alnum < 0.45 * len(unit.text) or shape in seen or unit.text in seen or not unit.terms:
-            unit.score = 0.0
+        if unit.text in seen or not unit.terms:
             continue
-        seen.update((shape, unit.text))
-        information = 0.0
-        for term in unit.terms:
-            factor = factors.get(term)
-            if factor is None:
-                factor = factors[term] = _kind_factor(term)
-            idf = math.log(1 + total / df[term])
-            information += idf * factor if factor else min(idf, 1.0)
+        seen.add(unit.text)
+        if unit.tool:  # tool output: repeated lines (once numbers are blanked) and JSON noise
+            shape = (unit.message, _SHAPE.sub("0", unit.text))
+            if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
+                continue
+            seen.add(shape)
+        information = sum(map(weight.__getitem__, unit.terms))
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
 
@@ -247,15 +249,13 @@ def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> s
 
 
 def _footer(units: list[_Unit], chosen: set[int], lines: int) -> str:
-    """What was left out: its most distinctive terms not already shown, and how much of the source."""
+    """What was left out: its distinctive recurring terms (tf-idf over units, identifiers first), and how much."""
     shown = {term for i in chosen for term in units[i].terms}
-    weights: dict[str, float] = {}
-    for i, unit in enumerate(units):
-        if i in chosen or unit.score <= 0:
-            continue
-        for term in unit.terms:
-            if len(term) > 3 and term not in shown and not _NUMBERISH.match(term):
-                weights[term] = weights.get(term, 0.0) + unit.score / max(len(unit.terms), 1)
+    df = Counter(term for i, unit in enumerate(units) if i not in chosen and unit.score > 0 for term in unit.terms)
+    common = max(len(units) // 5, 2)  # in a fifth of the passages or more: vocabulary, not a topic
+    weights = {term: n * math.log(1 + len(units) / n) * (_kind_factor(term) or 0.5)
+               for term, n in df.items()
+               if term not in shown and len(term) > 3 and n < common and not _NUMBERISH.match(term)}
     topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
     left = len(units) - len(chosen)
     text = f"Expand for details about: {', '.join(topics)}" if topics else "Expand for details about:"

@@ -130,3 +130,22 @@ def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
     with app.project() as storage:
         context = assemble(storage, 999, budget=100, fresh_tail_count=8)
     assert context.messages == [] and context.token_estimate == 0
+
+
+def test_restore_after_an_agent_compaction_shows_what_the_assembler_selects(tmp_path: Path) -> None:
+    from lcm_framework.assembly import select_pieces
+    from lcm_framework.daemon.restore import restore
+
+    _app, cm, storage, cid, stored = _compacted(tmp_path)
+    try:
+        budget = storage.context.token_total(cid) * 2  # more than the compacted list: older detail comes back
+        restored = restore(storage, "s1", max_tokens=budget, limit=12, source="compact")
+        chosen = select_pieces(storage, cid, budget=budget, fresh_tail_count=0)
+        assert [s["summary_id"] for s in restored["summaries"]] == [p.summary_id for p in chosen.pieces
+                                                                   if p.summary_id]
+        assert restored["messages"] == [p.message_id for p in chosen.pieces if p.message_id is not None]
+        raw_in_list = [i.message_id for i in storage.context.list_items(cid) if i.message_id is not None]
+        assert len(restored["messages"]) > len(raw_in_list) and restored["tokens"] <= budget
+        assert stored[-1].content in restored["context"]
+    finally:
+        cm.__exit__(None, None, None)

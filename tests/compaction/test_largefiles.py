@@ -57,6 +57,8 @@ def test_assembly_references_large_tool_results_in_the_fresh_tail(tmp_path: Path
         result = context.messages[-1]["content"][0]
         assert result["type"] == "tool_result" and result["content"].startswith("here is the file\n[Large file file_")
         assert "lcm describe file_" in result["content"] and "needle-2999" not in result["content"]
+        assert "Exploration: src/big.py: 6001 lines" in result["content"]  # what the file is, in the reference
+        assert "def function_0 (line 2)" in result["content"]
         assert len(storage.large_files.list_files(cid)) == 1
         assemble_context(app, storage, cid, budget_tokens=100_000)
         assert len(storage.large_files.list_files(cid)) == 1  # stored once

@@ -171,3 +171,33 @@ def test_stats_reports_counts(project: ProjectStorage) -> None:
     assert dict(stats.redactions) == {"github-pat": 1}
     assert stats.large_files == 0
     assert stats.storage_bytes is None or stats.storage_bytes > 0
+
+
+def test_storage_usage_and_compaction_change_nothing_that_is_read(project: ProjectStorage) -> None:
+    from datetime import UTC, datetime
+
+    from lcm_framework.storage.models import Checkpoint, FormatIdentity, NativeRecordInput, NewPart, PartKind
+
+    conv = project.conversations.create_conversation("usage")
+    text = "a repeated sentence about the deploy pipeline and its retries. " * 40
+    parts = (NewPart(PartKind.TEXT, text=text, raw_json='{"type":"text","text":"' + text + '"}'),)
+    stored = project.conversations.append_messages(conv.conversation_id, [
+        NewMessage(Role.USER, f"{i} {text}", 100, parts=parts) for i in range(30)])
+    fmt = FormatIdentity("claude-code", "jsonl", "1")
+    records = [NativeRecordInput(f"{i:064x}", fmt, "usage", "usage.jsonl", i, f'{{"n": {i}, "text": "{text}"}}',
+                                 f"{i + 1:064x}", "scrub-1", datetime(2024, 1, 1, tzinfo=UTC),
+                                 stored[i].message_id) for i in range(30)]
+    project.native_transcripts.ingest_batch(records, source_key="usage", expected=None, new_checkpoint=Checkpoint(
+        "usage", 0, 12345, "ab" * 32, "scrub-1", 29, 30, 0, 0, "{}"))
+    before_parts = project.conversations.list_parts([m.message_id for m in stored])
+    before_native = project.native_transcripts.list_by_native_session("usage")
+
+    usage = project.storage_usage()
+    plain = sum(len(r.payload_json) for r in records) + sum(len(parts[0].raw_json or "") for _ in stored)
+    assert usage.messages == 30 and usage.transcript_bytes == 12345
+    assert usage.payload_bytes >= plain and usage.stored_payload_bytes > 0
+    assert usage.total_bytes > 0 and usage.objects and all(v > 0 for v in usage.objects.values())
+    report = project.compact_storage()
+    assert report.bytes_after > 0
+    assert project.conversations.list_parts([m.message_id for m in stored]) == before_parts
+    assert project.native_transcripts.list_by_native_session("usage") == before_native

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lcm_framework.errors import ConflictError, NotFoundError
+from lcm_framework.errors import ConflictError, DataValidationError, NotFoundError
 from lcm_framework.storage.contracts import ProjectStorage
-from lcm_framework.storage.models import LargeFile, NewMemory, NewMessage, Role
+from lcm_framework.storage.models import LargeFile, NewMemory, NewMessage, RecallStats, Role, Surfacing
 
 NOW = datetime(2024, 3, 1, 8, 0, tzinfo=UTC)
 
@@ -110,3 +111,55 @@ def test_memory_and_counters_are_project_isolated(project: ProjectStorage, other
     assert other_project.recall.stats("t").surfaced == 0
     other_project.redaction_admin.purge()
     assert project.redaction_admin.get_counts() == {"k": 1}
+
+
+def test_restore_memory_keeps_flags_and_times(project: ProjectStorage) -> None:
+    repo = project.promoted_memory
+    original = repo.archive(repo.create_memory(NewMemory("kept as is", tags=("b", "a"), confidence=0.3,
+                                                         metadata='{"x": 2}')).memory_id)
+    exported = replace(original, created_at=NOW, updated_at=NOW + timedelta(hours=1))
+    restored = repo.restore_memory(exported)
+    assert restored.memory_id != original.memory_id
+    assert replace(restored, memory_id=exported.memory_id) == exported
+    assert repo.get_memory(restored.memory_id) == restored
+
+
+def test_delete_memory(project: ProjectStorage) -> None:
+    repo = project.promoted_memory
+    gone, kept = repo.create_memory(NewMemory("gone")), repo.create_memory(NewMemory("kept"))
+    repo.delete_memory(gone.memory_id)
+    assert repo.get_memory(gone.memory_id) is None
+    assert repo.list_memories(include_archived=True) == [kept]
+    with pytest.raises(NotFoundError):
+        repo.delete_memory(gone.memory_id)
+
+
+def test_recall_surfacings_restore_and_forget(project: ProjectStorage) -> None:
+    repo = project.recall
+    repo.record_surfacing(["mem_1", "mem_2"], query="first")
+    repo.record_surfacing(["mem_1"])
+    first, second = repo.surfacings("mem_1")
+    assert (first.target_id, first.query, second.query) == ("mem_1", "first", None)
+    assert first.surfaced_at <= second.surfaced_at and first.surfaced_at.tzinfo is not None
+    assert [s.query for s in repo.surfacings("mem_2")] == ["first"]
+    assert repo.surfacings("never") == []
+    history = [Surfacing("mem_3", "old", NOW), Surfacing("mem_3", None, NOW + timedelta(minutes=1))]
+    stats = RecallStats("mem_3", 2, 1, 0, NOW + timedelta(minutes=1))
+    repo.record_surfacing(["mem_3"], query="replaced")
+    repo.restore_history(stats, history)
+    assert repo.stats("mem_3") == stats and repo.surfacings("mem_3") == history
+    repo.forget(["mem_1", "mem_3"])
+    assert repo.stats("mem_1") == RecallStats("mem_1", 0, 0, 0, None)
+    assert repo.surfacings("mem_1") == [] and repo.surfacings("mem_3") == []
+    assert repo.stats("mem_2").surfaced == 1
+
+
+def test_restore_history_refuses_another_target(project: ProjectStorage) -> None:
+    with pytest.raises(DataValidationError):
+        project.recall.restore_history(RecallStats("a", 1, 0, 0, NOW), [Surfacing("b", None, NOW)])
+
+
+def test_purge_clears_surfacings(project: ProjectStorage) -> None:
+    project.recall.record_surfacing(["t"], query="q")
+    project.redaction_admin.purge()
+    assert project.recall.surfacings("t") == []

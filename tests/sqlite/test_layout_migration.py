@@ -105,3 +105,34 @@ def test_a_failed_migration_check_leaves_version_1_untouched(tmp_path: Path, mon
         assert "native_strings" not in {r[0] for r in raw.execute("SELECT name FROM sqlite_master")}
     finally:
         raw.close()
+
+
+def test_vacuum_compresses_the_migrated_rows_and_reads_back_the_same(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = _install_fixture(home)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"LCM_HOME": str(home)}
+    app = App(load_config(project=work, env=env), build_plugins(env))
+    try:
+        storage = app.storage.open_project(app.project_ref(ROOT))
+        before = storage.storage_usage()
+        seen: list[int] = []
+        report = storage.compact_storage(progress=seen.append)
+        after = storage.storage_usage()
+        storage.close()
+        migrated = _plain(snapshot(app, ROOT, sessions=SESSIONS))
+    finally:
+        app.close()
+    expected = json.loads(gzip.decompress((DATA / "project-v1.snapshot.json.gz").read_bytes()))
+    assert json.loads(json.dumps(migrated, sort_keys=True)) == expected
+    assert report.recompressed > 100 and seen and seen[-1] == report.recompressed
+    assert after.payload_bytes == before.payload_bytes
+    assert after.stored_payload_bytes < 0.5 * before.stored_payload_bytes
+    assert report.bytes_after < report.bytes_before
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental from now on
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        raw.close()

@@ -23,8 +23,11 @@ COMMON = {"segment": SEGMENT, "previous_context": "", "depth": 0, "target_tokens
 LARGE = {"file_name": "dump.sql", "mime_type": "application/sql", "content_excerpt": "CREATE TABLE t", "byte_size": 123}
 
 
+PROMOTE = {"summary": "fixed the ledger test", "max_items": 5}
+
+
 def variables(name: str, **extra: Any) -> dict[str, Any]:
-    return {**COMMON, **(LARGE if name == "large_file" else {}), **extra}
+    return {**COMMON, **{"large_file": LARGE, "promote": PROMOTE}.get(name, {}), **extra}
 
 
 @pytest.fixture
@@ -45,12 +48,14 @@ def test_every_template_renders_with_builtins(renderer: PromptRenderer, name: st
     assert "builtin" in renderer.template_origin(name)
     if name == "large_file":
         assert "dump.sql" in text and "application/sql" in text and "123 bytes" in text and "CREATE TABLE t" in text
+    elif name == "promote":
+        assert SEGMENT in text and "fixed the ledger test" in text and "at most 5 lines" in text
     elif name != "system":
         assert SEGMENT in text and "777" in text
         assert "Expand for details about:" in text
 
 
-@pytest.mark.parametrize("name", [n for n in TEMPLATES if n not in ("system", "large_file")])
+@pytest.mark.parametrize("name", [n for n in TEMPLATES if n not in ("system", "large_file", "promote")])
 def test_previous_context_block_only_when_given(renderer: PromptRenderer, name: str) -> None:
     without = renderer.render(name, **variables(name))
     with_context = renderer.render(name, **variables(name, previous_context="EARLIER-FACT-42"))

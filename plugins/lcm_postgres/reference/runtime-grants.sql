@@ -17,6 +17,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".context_items TO "lcm_runtime";
 GRANT SELECT, INSERT ON "lcm".large_files TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".memories TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".recall_stats TO "lcm_runtime";
+GRANT SELECT, INSERT, DELETE ON "lcm".recall_surfacings TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".redaction_counts TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".session_ingests TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".leases TO "lcm_runtime";

@@ -32,5 +32,5 @@ class PgRedactionAdmin(Repository):
 
     def purge(self) -> None:
         with self._cursor() as cur:
-            for table in ("memories", "recall_stats", "redaction_counts"):
+            for table in ("memories", "recall_stats", "recall_surfacings", "redaction_counts"):
                 cur.execute(f"DELETE FROM {table} WHERE project_id = %s", (self._project,))

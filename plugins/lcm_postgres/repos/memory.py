@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import Memory, NewMemory, RecallStats
+from lcm_framework.storage.models import Memory, NewMemory, RecallStats, Surfacing
+from lcm_framework.storage.validation import validate_history
 
 from .base import Repository, utc, utc_required
 
@@ -28,17 +29,34 @@ class PgMemory(Repository):
         return float(value)
 
     def create_memory(self, memory: NewMemory) -> Memory:
+        return self._insert(memory, archived=False, created_at=None, updated_at=None)
+
+    def restore_memory(self, memory: Memory) -> Memory:
+        new = NewMemory(memory.content, memory.tags, memory.confidence, memory.source_summary_id, memory.metadata)
+        return self._insert(new, archived=memory.archived, created_at=utc_required(memory.created_at),
+                            updated_at=utc_required(memory.updated_at))
+
+    def _insert(self, memory: NewMemory, *, archived: bool, created_at: datetime | None,
+                updated_at: datetime | None) -> Memory:
         self._check.text("content", memory.content)
         self._check.texts("tag", memory.tags)
         self._check.text("source_summary_id", memory.source_summary_id)
         self._check.text("metadata", memory.metadata)
         confidence = self._confidence(memory.confidence)
         with self._cursor() as cur:
-            cur.execute(f"INSERT INTO memories (project_id, content, tags, confidence, source_summary_id, metadata) "
-                        f"VALUES (%s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
+            cur.execute(f"INSERT INTO memories (project_id, content, tags, confidence, source_summary_id, metadata, "
+                        f"archived, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, "
+                        f"coalesce(%s, clock_timestamp()), coalesce(%s, clock_timestamp())) RETURNING {_COLUMNS}",
                         (self._project, memory.content, list(memory.tags), confidence, memory.source_summary_id,
-                         memory.metadata))
+                         memory.metadata, bool(archived), created_at, updated_at))
             return self._memory(cur.fetchone())
+
+    def delete_memory(self, memory_id: int) -> None:
+        self._check.count("memory_id", memory_id)
+        with self._cursor() as cur:
+            cur.execute("DELETE FROM memories WHERE project_id = %s AND memory_id = %s", (self._project, memory_id))
+            if cur.rowcount == 0:
+                raise self._not_found("memory")
 
     def get_memory(self, memory_id: int) -> Memory | None:
         self._check.count("memory_id", memory_id)
@@ -101,6 +119,9 @@ class PgRecall(Repository):
                 "last_surfaced_at = excluded.last_surfaced_at, last_query = excluded.last_query",
                 (self._project, query, list(target_ids)),
             )
+            cur.execute("INSERT INTO recall_surfacings (project_id, target_id, query, surfaced_at) "
+                        "SELECT %s, t.id, %s, clock_timestamp() FROM unnest(%s::text[]) AS t(id)",
+                        (self._project, query, list(target_ids)))
 
     def record_feedback(self, target_id: str, *, useful: bool) -> None:
         self._check.text("target_id", target_id)
@@ -119,3 +140,33 @@ class PgRecall(Repository):
         if row is None:
             return RecallStats(target_id, 0, 0, 0, None)
         return RecallStats(target_id, self._int(row[0]), self._int(row[1]), self._int(row[2]), utc(row[3]))
+
+    def surfacings(self, target_id: str) -> list[Surfacing]:
+        self._check.text("target_id", target_id)
+        with self._cursor() as cur:
+            cur.execute("SELECT query, surfaced_at FROM recall_surfacings WHERE project_id = %s AND target_id = %s "
+                        "ORDER BY surfaced_at, surfacing_id", (self._project, target_id))
+            return [Surfacing(target_id, q, utc_required(t)) for q, t in cur.fetchall()]
+
+    def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
+        validate_history(self._check, stats, surfacings)
+        with self._cursor() as cur:
+            self._delete(cur, [stats.target_id])
+            cur.execute("INSERT INTO recall_stats (project_id, target_id, surfaced, useful, not_useful, "
+                        "last_surfaced_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                        (self._project, stats.target_id, stats.surfaced, stats.useful, stats.not_useful,
+                         utc(stats.last_surfaced_at)))
+            cur.execute("INSERT INTO recall_surfacings (project_id, target_id, query, surfaced_at) "
+                        "SELECT %s, %s, q, t FROM unnest(%s::text[], %s::timestamptz[]) AS u(q, t)",
+                        (self._project, stats.target_id, [s.query for s in surfacings],
+                         [utc_required(s.surfaced_at) for s in surfacings]))
+
+    def forget(self, target_ids: Sequence[str]) -> None:
+        self._check.texts("target_id", target_ids)
+        with self._cursor() as cur:
+            self._delete(cur, target_ids)
+
+    def _delete(self, cur: Any, target_ids: Sequence[str]) -> None:
+        for table in ("recall_stats", "recall_surfacings"):
+            cur.execute(f"DELETE FROM {table} WHERE project_id = %s AND target_id = ANY(%s::text[])",
+                        (self._project, list(target_ids)))

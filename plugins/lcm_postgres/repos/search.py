@@ -151,7 +151,7 @@ def _text_plan(chunks: list[Phrase], long: list[str], args: dict[str, Any], *, r
         args["whole"] = " ".join(word for chunk in chunks for word in chunk.words)
         matched.append("0.5 * (content_tsv @@ phraseto_tsquery('english', %(whole)s))::int")
     density = f"ts_rank_cd(content_tsv, {any_phrase})" if any_phrase else "0"
-    return f"({' OR '.join(tests)})", f"({' + '.join(matched)} + {density} / (1.0 + {density}))::float8"
+    return f"({' OR '.join(tests)})", f"({' + '.join(matched)} + 0.4 * {density} / (1.0 + {density}))::float8"
 
 
 def _regex_needle(pattern: str, content: str) -> str | None:

@@ -1,0 +1,48 @@
+"""``lcm export -o FILE``: this project (or every project) as portable records."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..app import App
+from ..extensions import CommandSpec
+from .recall_common import add_all_projects
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
+                        help="where to write the records (JSON Lines; '-' for standard output)")
+    parser.add_argument("--memories-only", action="store_true",
+                        help="only memories (with tags, confidence, lineage and recall history)")
+    add_all_projects(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..fsutil import atomic_write_private
+    from ..portable.export import write_stream
+
+    if str(args.output) == "-":
+        count = write_stream(app, sys.stdout, all_projects=args.all_projects, memories_only=args.memories_only)
+    else:
+        import io
+
+        buffer = io.StringIO()
+        count = write_stream(app, buffer, all_projects=args.all_projects, memories_only=args.memories_only)
+        atomic_write_private(args.output.resolve(), buffer.getvalue().encode("utf-8"))
+    print(f"exported {count} records to {args.output}", file=sys.stderr)
+    return 0
+
+
+COMMAND = CommandSpec(
+    name="export",
+    help="write this project's records (or every project's) to a portable file",
+    description=(
+        "A versioned, backend-neutral JSON Lines file: a header, then per project its conversations\n"
+        "(messages, parts, large files, summaries with lineage, context, native records) and its memories\n"
+        "(tags, confidence, lineage, recall history). `lcm import-records FILE` reads it into any backend."
+    ),
+    configure=configure,
+    run=run,
+)

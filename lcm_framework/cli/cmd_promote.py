@@ -1,0 +1,56 @@
+"""``lcm promote``: turn durable insights of this project's summaries into memories now."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..app import App
+from ..extensions import CommandSpec
+from .output import print_json
+from .recall_common import add_all_projects, add_json
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_all_projects(parser)
+    add_json(parser)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..memory.promote import promote_project
+    from ..recall.scope import project_scopes
+
+    results = []
+    with project_scopes(app, args.all_projects) as scopes:
+        for storage in scopes:
+            results.append((storage.project_id, promote_project(app, storage)))
+    if args.json:
+        print_json([{"project_id": pid, **vars_of(report)} for pid, report in results])
+        return 0
+    for pid, report in results:
+        where = f"project {pid[:12]}: " if args.all_projects else ""
+        print(f"{where}{report.summaries} summaries read ({report.extractor} extractor): "
+              f"{len(report.created)} memories created, {len(report.reinforced)} reinforced")
+        for failure in report.failures:
+            print(f"  model failed, used the offline extractor: {failure}")
+    return 0
+
+
+def vars_of(report: object) -> dict[str, object]:
+    from ..jsonable import to_jsonable
+
+    data: dict[str, object] = to_jsonable(report)
+    return data
+
+
+COMMAND = CommandSpec(
+    name="promote",
+    help="promote durable insights of the summaries into memories",
+    description=(
+        "Reads every leaf summary and its source messages: decisions, root causes and fixes, conventions,\n"
+        "commands that worked, constraints the user stated. With summarizer.model set a model picks them\n"
+        "(prompt template `promote`); otherwise a deterministic extractor. Promoting again changes nothing;\n"
+        "compaction promotes its new summaries by itself (memory.promote_after_compaction)."
+    ),
+    configure=configure,
+    run=run,
+)

@@ -1,0 +1,1 @@
+"""Portable records: a versioned, backend-neutral JSON Lines stream of projects and memories."""

@@ -1,0 +1,78 @@
+"""Apply one portable conversation record inside a transaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..fsutil import atomic_write_private
+from ..storage.models import (
+    Checkpoint,
+    FormatIdentity,
+    LargeFile,
+    NativeRecordInput,
+    NewMessage,
+    NewPart,
+    NewSummary,
+    PartKind,
+    Role,
+    SummaryKind,
+)
+from .records import required_when, when
+
+if TYPE_CHECKING:
+    from ..storage.contracts import Repositories
+
+
+def apply_conversation(repos: Repositories, home: Path, project_id: str, record: dict[str, Any]) -> None:
+    conversation = repos.conversations.create_conversation(record["session_id"], title=record["title"])
+    cid = conversation.conversation_id
+    stored = repos.conversations.insert_messages(cid, [_message(m) for m in record["messages"]])
+    id_of = {m.seq: m.message_id for m in stored}
+    for f in record["files"]:
+        path = home / "projects" / project_id / "files" / f"{f['file_id']}{Path(f['file_name'] or '').suffix}"
+        if not path.exists():
+            atomic_write_private(path, f["content"].encode("utf-8"))
+        repos.large_files.create_file(LargeFile(
+            f["file_id"], cid, id_of.get(f["message_seq"]) if f["message_seq"] is not None else None, f["file_name"],
+            f["mime_type"], f["byte_size"], f["token_count"], f["sha256"], f["exploration_summary"],
+            required_when(f["created_at"])))
+    for s in record["summaries"]:
+        repos.summaries.create_summary(NewSummary(
+            s["summary_id"], cid, SummaryKind(s["kind"]), s["depth"], s["content"], s["token_count"],
+            when(s["earliest_at"]), when(s["latest_at"]), s["descendant_count"],
+            [id_of[q] for q in s["source_seqs"]], s["parent_ids"], s["file_ids"]))
+    _context(repos, cid, record["context"], id_of)
+    _native(repos, record, id_of)
+
+
+def _message(m: dict[str, Any]) -> NewMessage:
+    parts = tuple(NewPart(PartKind(p["kind"]), p["text"], p["tool_call_id"], p["tool_name"], p["is_error"],
+                          p["raw_json"], p["metadata"]) for p in m["parts"])
+    return NewMessage(Role(m["role"]), m["content"], m["token_count"], when(m["created_at"]), m["seq"], parts)
+
+
+def _context(repos: Repositories, cid: int, items: list[list[Any]], id_of: dict[int, int]) -> None:
+    """Rebuild the context list in order: a summary item takes the place of a stand-in message item."""
+    stand_in = next(iter(id_of.values()), None)
+    for ordinal, (kind, ref) in enumerate(items):
+        if kind == "message":
+            repos.context.append_messages(cid, [id_of[ref]])
+        elif stand_in is not None:
+            repos.context.append_messages(cid, [stand_in])
+            repos.context.replace_range(cid, ordinal, ordinal, ref)
+
+
+def _native(repos: Repositories, record: dict[str, Any], id_of: dict[int, int]) -> None:
+    natives = record["native"]
+    if not natives:
+        return
+    inputs = [NativeRecordInput(
+        n["ingest_key"], FormatIdentity(*n["format"]), n["native_session_id"], n["source_locator"],
+        n["source_ordinal"], n["payload_json"], n["content_sha256"], n["scrubber_version"],
+        required_when(n["observed_at"]),
+        id_of.get(n["message_seq"]) if n["message_seq"] is not None else None) for n in natives]
+    key = f"portable:{record['session_id']}:{record['segment']}"
+    expected = repos.native_transcripts.get_checkpoint(key)
+    repos.native_transcripts.ingest_batch(inputs, source_key=key, expected=expected, new_checkpoint=Checkpoint(
+        key, 0, 0, "", inputs[-1].scrubber_version, max(i.source_ordinal for i in inputs), len(inputs), 0, 0))

@@ -1,0 +1,125 @@
+"""Storage figures (``dbstat``) and online-safe maintenance of one project database.
+
+``compact_storage`` trains the project's dictionary from stored payloads when it has none, rewrites
+payloads stored plain or without a dictionary with the newest codec in batches of ``BATCH_ROWS`` rows
+(each its own short write transaction, so hooks wait milliseconds, not minutes), then gives free pages
+back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
+also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
+to the outbox meanwhile).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from lcm_framework.storage.models import MaintenanceReport, StorageUsage
+
+from .codec import TRAIN_SAMPLES
+from .connection import Database
+
+BATCH_ROWS = 500
+VACUUM_STEP_PAGES = 2048
+_REWRITES = (  # table, batch key, primary key, codec column, compressed columns
+    ("native_records", "transcript_id", "transcript_id", "payload_codec", ("payload",)),
+    ("message_parts", "message_id", "message_id, ordinal", "codec", ("text", "raw_json")),
+)
+
+
+def _file_bytes(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += path.with_name(path.name + suffix).stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def usage(db: Database, path: Path) -> StorageUsage:
+    def read(conn: sqlite3.Connection) -> StorageUsage:
+        objects = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"))
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0] * page_size
+        plain = stored = 0
+        for table, _key, _pk, codec, columns in _REWRITES:
+            for row in conn.execute(f"SELECT {codec}, {', '.join(columns)} FROM {table}"):
+                for value in row[1:]:
+                    if value is None:
+                        continue
+                    stored += len(value)
+                    plain += db.codec.plain_size(conn, row[0], value)
+        messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        transcript = conn.execute("SELECT coalesce(sum(byte_offset), 0) FROM checkpoints").fetchone()[0]
+        return StorageUsage(objects=objects, total_bytes=_file_bytes(path), free_bytes=free, messages=messages,
+                            payload_bytes=plain, stored_payload_bytes=stored, transcript_bytes=transcript)
+
+    return db.run(read, "storage")
+
+
+def compact(db: Database, path: Path, progress: Callable[[int], None] | None) -> MaintenanceReport:
+    before = _file_bytes(path)
+    _train_from_stored(db)
+    done = 0
+    for table, key, pk, codec_column, columns in _REWRITES:
+        after: int | None = -1
+        while after is not None:
+            with db.op("storage", write=True) as conn:
+                rows, after = _rewrite_batch(db, conn, table, key, pk, codec_column, columns, after)
+            done += rows
+            if progress is not None and rows:
+                progress(done)
+    detail = db.run(_reclaim, "storage")
+    return MaintenanceReport(recompressed=done, bytes_before=before, bytes_after=_file_bytes(path), detail=detail)
+
+
+def _train_from_stored(db: Database) -> None:
+    """A dictionary from stored payloads, for a project whose imports never trained one (hook ingests)."""
+    with db.op("storage", write=True) as conn:
+        if conn.execute("SELECT 1 FROM codec_dictionaries LIMIT 1").fetchone() is not None:
+            return
+        rows = conn.execute("SELECT payload_codec, payload FROM native_records ORDER BY random() LIMIT ?",
+                            (TRAIN_SAMPLES,)).fetchall()
+        db.codec.train(conn, [db.codec.decode(conn, codec, value).encode("utf-8") for codec, value in rows])
+
+
+def _rewrite_batch(db: Database, conn: sqlite3.Connection, table: str, key: str, pk: str, codec_column: str,
+                   columns: tuple[str, ...], after: int) -> tuple[int, int | None]:
+    """Rewrite the rows of up to ``BATCH_ROWS`` keys after ``after`` whose codec is not the newest."""
+    newest = db.codec.newest(conn)
+    if newest is None:
+        return 0, None
+    stale = f"({codec_column} IS NULL OR {codec_column} != ?)"
+    keys = [k for (k,) in conn.execute(f"SELECT DISTINCT {key} FROM {table} WHERE {key} > ? AND {stale} "
+                                       f"ORDER BY {key} LIMIT ?", (after, newest, BATCH_ROWS))]
+    if not keys:
+        return 0, None
+    width = len(pk.split(","))
+    rows = conn.execute(f"SELECT {pk}, {codec_column}, {', '.join(columns)} FROM {table} "
+                        f"WHERE {key} IN ({','.join('?' * len(keys))}) AND {stale}", (*keys, newest)).fetchall()
+    rewritten = 0
+    for row in rows:
+        ident, codec, values = row[:width], row[width], row[width + 1:]
+        new_codec, stored = db.codec.encode_many(conn, [db.codec.decode(conn, codec, v) for v in values])
+        if new_codec is None:
+            continue  # too short to compress: stays plain
+        sets = ", ".join(f"{c} = ?" for c in columns)
+        where = " AND ".join(f"{c.strip()} = ?" for c in pk.split(","))
+        conn.execute(f"UPDATE {table} SET {codec_column} = ?, {sets} WHERE {where}", (new_codec, *stored, *ident))
+        rewritten += 1
+    return rewritten, (keys[-1] if len(keys) == BATCH_ROWS else None)
+
+
+def _reclaim(conn: sqlite3.Connection) -> str:
+    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:  # incremental
+        steps = 0
+        while conn.execute("PRAGMA freelist_count").fetchone()[0] > 0:
+            conn.execute(f"PRAGMA incremental_vacuum({VACUUM_STEP_PAGES})").fetchall()
+            steps += 1
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return f"free pages given back in {steps} incremental step(s)"
+    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return "one full VACUUM (from now on free pages are given back incrementally)"
