@@ -89,8 +89,9 @@ class User:
         return done.stdout + done.stderr
 
     def _agent(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        # A session of its own: a signal the agent sends its process group never reaches pytest.
         done = subprocess.run(argv, cwd=self.project, env=self.env(), capture_output=True, text=True,
-                              timeout=AGENT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=AGENT_TIMEOUT_S, stdin=subprocess.DEVNULL, start_new_session=True)
         if done.returncode != 0:
             raise AssertionError(f"{Path(argv[0]).name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
         return done
