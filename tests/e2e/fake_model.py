@@ -11,7 +11,8 @@ Steps:
   (``mcp__lcm__lcm_grep`` ...);
 * ``Text(text)``: answer with text and end the turn.
 
-When the script is used up, main requests get ``Text("done")``.
+When the script is used up, main requests get ``Text("done")``. ``input_tokens`` is the prompt size every
+answer reports (raise it to make an agent compact its context).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class FakeModel:
         self.requests: list[Logged] = []
         self.script: list[Step] = []
         self.errors: list[str] = []
+        self.input_tokens = 50
         self._lock = threading.Lock()
         self._calls = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -137,11 +139,11 @@ class FakeModel:
                     self._json({})
                     return
                 try:
-                    stream = list(events(step or Text("ok"), body, model._call_id()))
+                    stream = list(events(step or Text("ok"), body, model._call_id(), model.input_tokens))
                 except LookupError as exc:  # the script asked for a tool the agent did not offer
                     with model._lock:
                         model.errors.append(str(exc))
-                    stream = list(events(Text(f"fake model: {exc}"), body, model._call_id()))
+                    stream = list(events(Text(f"fake model: {exc}"), body, model._call_id(), model.input_tokens))
                 self._sse(iter(stream), named=True)
 
             def _record(self, body: Any, step: Step | None) -> None:
@@ -201,15 +203,11 @@ def _tool_call(step: Shell | Mcp, body: Any) -> tuple[str, dict[str, Any]]:
     raise LookupError(f"no shell tool offered: {names}")
 
 
-def _usage() -> dict[str, int]:
-    return {"input_tokens": 50, "output_tokens": 10}
-
-
-def _anthropic_events(step: Step, body: Any, call_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _anthropic_events(step: Step, body: Any, call_id: str, input_tokens: int) -> Iterator[tuple[str, dict[str, Any]]]:
     model = body.get("model", "claude-fake") if isinstance(body, dict) else "claude-fake"
     yield "message_start", {"type": "message_start", "message": {
         "id": f"msg_{call_id}", "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": _usage()}}
+        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": input_tokens, "output_tokens": 10}}}
     if isinstance(step, Text):
         yield "content_block_start", {"type": "content_block_start", "index": 0,
                                       "content_block": {"type": "text", "text": ""}}
@@ -229,7 +227,7 @@ def _anthropic_events(step: Step, body: Any, call_id: str) -> Iterator[tuple[str
     yield "message_stop", {"type": "message_stop"}
 
 
-def _responses_events(step: Step, body: Any, call_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _responses_events(step: Step, body: Any, call_id: str, input_tokens: int) -> Iterator[tuple[str, dict[str, Any]]]:
     rid = f"resp_{call_id}"
     yield "response.created", {"type": "response.created", "response": {"id": rid, "status": "in_progress"}}
     if isinstance(step, Text):
@@ -254,5 +252,5 @@ def _responses_events(step: Step, body: Any, call_id: str) -> Iterator[tuple[str
     yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}
     yield "response.completed", {"type": "response.completed", "response": {
         "id": rid, "status": "completed", "output": [item],
-        "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
-                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 60}}}
+        "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
+                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": input_tokens + 10}}}

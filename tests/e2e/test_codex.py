@@ -71,7 +71,22 @@ def test_codex_end_to_end(user: User) -> None:
     assert [role for role, _ in user.turns(second)] == ["user", "assistant", "tool", "assistant"]
     assert not any("Restored context" in text for _, text in user.turns(second))
 
-    # 4. Codex edits its config itself (its TOML editor appends the table), then uninstall
+    # 4. Codex compacts a long session itself: PreCompact runs, and after the compaction the session's own
+    #    context (what Codex's summary replaced) comes back through SessionStart
+    user.model.input_tokens = 50_000
+    compacting = "e2e-codex-compacted-9d2e"
+    output = user.codex("check the compaction", [Shell(f"echo {compacting}"), Text("compacted fine")],
+                        "-c", "model_auto_compact_token_limit=100", "-c", "model_context_window=1000")
+    user.model.input_tokens = 50
+    assert "hook: PreCompact Completed" in output and "context compacted" in output, output
+    assert user.model.requests and not user.model.errors
+    user.wait_processed({"PreCompact"})
+    summarizing = next(i for i, r in enumerate(user.model.requests) if r.step is None and r.path.endswith("/responses"))
+    after = json.dumps([r.body for r in user.model.requests[summarizing + 1:]])
+    assert "# Restored context (LCM)" in after and compacting in after
+    assert not any("Restored context" in text for _, text in user.turns(session_id(output)))
+
+    # 5. Codex edits its config itself (its TOML editor appends the table), then uninstall
     user._agent([str(user.agents.codex), "mcp", "add", "added-later", "--", "/bin/true"])
     pre_uninstall = tomllib.loads(config.read_text())
     assert "added-later" in pre_uninstall["mcp_servers"]
