@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import LcmError, PluginError, SummarizerUnavailableError
 from ..storage.models import NewSummary, SummaryKind
+from ..summarize.tokens import estimate_tokens
 from .escalation import LadderSettings, Outcome, summarize_with_escalation, truncation
 from .ids import summary_id
 from .locking import CompactionBusy, LeaseKeeper, exclusive
 from .plan import ContextModel, Span
 from .segments import message_segment, summary_segment
 from .settings import CompactionReport, CompactionSettings, Mode
+from .subagents import runs_note
 
 if TYPE_CHECKING:
     from ..app import App
@@ -279,7 +281,8 @@ class _Run:
             source_message_ids=ids,
             file_ids=file_ids,
         )
-        return self._finish(span, segment, new, before, self.settings.leaf_target_tokens)
+        note = "" if self.dry_run else runs_note(self.storage, messages)
+        return self._finish(span, segment, new, before, self.settings.leaf_target_tokens, note)
 
     def condense_pass(self, max_source_depth: int | None) -> PassResult | None:
         if not self.dry_run:
@@ -345,7 +348,9 @@ class _Run:
         found = self._summaries([previous])
         return found[0].content if found else ""
 
-    def _finish(self, span: Span, segment: str, new: NewSummary, before: int, target: int) -> PassResult:
+    def _finish(self, span: Span, segment: str, new: NewSummary, before: int, target: int,
+                note: str = "") -> PassResult:
+        """Summarize ``segment`` into ``new``; ``note`` (the sub-agent runs a leaf covers) is appended verbatim."""
         if self.dry_run:
             tokens = min(target, before)
             sid = f"dry_{self.report.passes}"
@@ -368,13 +373,13 @@ class _Run:
         self.report.summarizer_seconds += time.perf_counter() - started
         assert self.keeper is not None
         self.keeper.renew_if_due()
-        if result.output_tokens >= before:
+        text, tokens = result.text + note, result.output_tokens + (estimate_tokens(note) if note else 0)
+        if tokens >= before:
             # Even truncation cannot make this span smaller (it is already short): a summary would
             # grow the context, so nothing is written and the sweep stops here (no progress).
             self.report.skipped_no_gain += 1
             return PassResult("", span.depth, before, before)
-        record = replace(new, summary_id=summary_id(result.text, self.engine.next_stamp()), content=result.text,
-                         token_count=result.output_tokens)
+        record = replace(new, summary_id=summary_id(text, self.engine.next_stamp()), content=text, token_count=tokens)
         start, end = self.model.ordinal(span.start), self.model.ordinal(span.end)
         if self.pending and start <= self.pending[-1].at:
             self.flush()  # only spans after every pending one can share a write

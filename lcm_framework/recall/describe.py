@@ -89,7 +89,7 @@ def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
         "parts": [p.kind.value + (f":{p.tool_name}" if p.tool_name else "") for p in parts],
     }
     lineage = {"summaries": storage.summaries.summaries_for_messages([message.message_id]).get(message.message_id, [])}
-    started = runs_started_by(storage, message)
+    started = runs_started_by(storage, [message])
     if started:
         runs = [describe_link(storage, link) for link in started]
         metadata["subagent_runs"] = runs

@@ -69,7 +69,7 @@ def expand(
         if ids is None or (ref.kind is RefKind.MESSAGE and not found):
             return None
         if _add_messages(result, found, 0, None) and depth >= 1:
-            for link in runs_started_by(storage, found[0]):
+            for link in runs_started_by(storage, found[:1]):
                 if not _add_messages(result, storage.conversations.list_messages(link.child_conversation_id), 1,
                                      ref.text):
                     break

@@ -5,21 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..compaction.ids import message_ref
+from ..compaction.subagents import runs_started_by
+
+__all__ = ["describe_link", "runs_started_by"]
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Message, SubagentLink
-
-
-def runs_started_by(storage: ProjectStorage, message: Message) -> list[SubagentLink]:
-    """The runs a message started: its tool calls (or their results) are the calls the runs are linked to."""
-    conversation = storage.conversations.get_conversation(message.conversation_id)
-    if conversation is None:
-        return []
-    parts = storage.conversations.list_parts([message.message_id]).get(message.message_id, [])
-    calls = {p.tool_call_id for p in parts if p.tool_call_id}
-    return [link for link in storage.conversations.list_subagent_links(parent_session_id=conversation.session_id)
-            if link.parent_message_id == message.message_id or (link.tool_call_id and link.tool_call_id in calls)]
+    from ..storage.models import SubagentLink
 
 
 def describe_link(storage: ProjectStorage, link: SubagentLink) -> dict[str, Any]:

@@ -77,8 +77,9 @@ def parent_session(calls: list[tuple[str, str, str | None]], *, tool: str = "Tas
     chain.add("user", "please survey the repository")
     for call_id, prompt, _aid in calls:
         task_call(chain, call_id, prompt, tool=tool)
+    report = " ".join(f"Module {k} was read; its handlers retry with backoff and log each attempt." for k in range(40))
     for call_id, _prompt, aid in calls:
-        task_result(chain, call_id, f"Summary of {call_id}", aid)
+        task_result(chain, call_id, f"Summary of {call_id}: {report}", aid)
     chain.add("assistant", [{"type": "text", "text": "All surveys are back."}])
     return chain.records
 

@@ -360,3 +360,32 @@ def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
                 assert st.summaries.list_summaries(link.child_conversation_id), link
     finally:
         app.close()
+
+
+def test_a_parent_summary_names_the_runs_it_started_and_where_to_drill_down(tmp_path: Path) -> None:
+    from lcm_framework.compaction import CompactionEngine, Mode
+
+    runs = {f"r{n}": f"checking area {n}" for n in range(8)}
+    current_layout(tmp_path / "claude", runs, turns=12)
+    app = make_app(tmp_path / "here")
+    try:
+        import_sources(app, [project_dir(tmp_path / "claude")], project=app.config.project_root)
+        engine = CompactionEngine(app)
+        with app.project() as st:
+            links = _links(st)
+            first = links[f"{SESSION}/agent-r0"]
+            engine.compact(st, first.child_conversation_id, Mode.FULL)  # one run summarized, the others not
+            (parent,) = st.conversations.find_conversations(SESSION)
+            engine.compact(st, parent.conversation_id, Mode.FULL)
+            leaves = st.summaries.list_summaries(parent.conversation_id, depth=0)
+            notes = "\n".join(s.content for s in leaves)
+            run_summaries = [i.summary_id for i in st.context.list_items(first.child_conversation_id) if i.summary_id]
+            assert run_summaries and f"{SESSION}/agent-r0 ({', '.join(run_summaries)})" in notes
+            later = links[f"{SESSION}/agent-r1"]
+            (first_message,) = st.conversations.list_messages(later.child_conversation_id, limit=1)
+            assert f"{SESSION}/agent-r1 (msg_{first_message.message_id})" in notes
+            assert all(st.summaries.list_summaries(link.child_conversation_id) == [] for link in links.values()
+                       if link is not first)  # never summarized into the parent
+            assert verify(st).ok
+    finally:
+        app.close()
