@@ -22,7 +22,6 @@ import time
 import uuid
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
 MB = 2**20
 _NAMES = ("parser", "lexer", "cache", "router", "worker", "pool", "index", "ledger", "session", "token", "schema",
           "queue")

@@ -100,6 +100,14 @@ class BoundExecutor:
             raise translate(exc, domain=domain, project=self.project) from None
 
 
+_PAYLOAD_SIZES = (
+    "(SELECT coalesce(sum(octet_length(payload_json)), 0) FROM native_transcripts WHERE project_id = %(p)s) "
+    "+ (SELECT coalesce(sum(octet_length(raw_json)), 0) FROM message_parts WHERE project_id = %(p)s), "
+    "(SELECT coalesce(sum(pg_column_size(payload_json)), 0) FROM native_transcripts WHERE project_id = %(p)s) "
+    "+ (SELECT coalesce(sum(pg_column_size(raw_json)), 0) FROM message_parts WHERE project_id = %(p)s)")
+"""This project's payloads, plain (``octet_length``) and as stored (``pg_column_size``)."""
+
+
 class PostgresProjectStorage(PgRepositories):
     def __init__(self, runtime: Runtime, project_id: str, capabilities: Capabilities,
                  on_close: Callable[[PostgresProjectStorage], None]) -> None:
@@ -178,7 +186,7 @@ class PostgresProjectStorage(PgRepositories):
                             context_tokens=int(context_tokens), large_files=int(files), redactions=redactions,
                             subagent_conversations=int(subagents))
 
-    def storage_usage(self) -> StorageUsage:
+    def storage_usage(self, *, payloads: bool = True) -> StorageUsage:
         """Table and index sizes are the schema's, shared by every project (``shared``); payload sizes are
         this project's, plain (``octet_length``) and as stored (``pg_column_size``: TOAST-compressed)."""
         p = self.project_id
@@ -187,16 +195,10 @@ class PostgresProjectStorage(PgRepositories):
                         "JOIN pg_namespace n ON n.oid = c.relnamespace "
                         "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i', 't') ORDER BY 2 DESC")
             objects = {name: int(size) for name, size in cur.fetchall() if size}
-            cur.execute(
-                "SELECT (SELECT coalesce(sum(octet_length(payload_json)), 0) FROM native_transcripts "
-                "        WHERE project_id = %(p)s) + (SELECT coalesce(sum(octet_length(raw_json)), 0) "
-                "        FROM message_parts WHERE project_id = %(p)s), "
-                "(SELECT coalesce(sum(pg_column_size(payload_json)), 0) FROM native_transcripts "
-                "        WHERE project_id = %(p)s) + (SELECT coalesce(sum(pg_column_size(raw_json)), 0) "
-                "        FROM message_parts WHERE project_id = %(p)s), "
-                "(SELECT count(*) FROM messages WHERE project_id = %(p)s), "
-                "(SELECT coalesce(sum(byte_offset), 0) FROM ingest_checkpoints WHERE project_id = %(p)s)",
-                {"p": p})
+            sizes = _PAYLOAD_SIZES if payloads else "0, 0"
+            cur.execute(f"SELECT {sizes}, (SELECT count(*) FROM messages WHERE project_id = %(p)s), "
+                        "(SELECT coalesce(sum(byte_offset), 0) FROM ingest_checkpoints WHERE project_id = %(p)s)",
+                        {"p": p})
             plain, stored, messages, transcript = cur.fetchone()
         return StorageUsage(objects=objects, total_bytes=sum(objects.values()), free_bytes=0,
                             messages=int(messages), payload_bytes=int(plain), stored_payload_bytes=int(stored),
@@ -204,7 +206,7 @@ class PostgresProjectStorage(PgRepositories):
 
     def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
         """Nothing to do from here: PostgreSQL's autovacuum gives space back, TOAST compresses payloads."""
-        size = self.storage_usage().total_bytes
+        size = self.storage_usage(payloads=False).total_bytes
         return MaintenanceReport(recompressed=0, bytes_before=size, bytes_after=size,
                                  detail="PostgreSQL: autovacuum maintains the tables; nothing to rewrite")
 

@@ -61,10 +61,11 @@ def connect(path: Path, busy_timeout_ms: int, *, domain: str, project: str | Non
     try:
         conn = open_private(path, busy_timeout_ms / 1000)
     except UnsafeDatabaseFile as exc:
-        message = ("the database file changed while it was opened" if exc.code == "path_changed"
-                   else "the database file cannot be opened")
-        raise StorageUnavailableError(message, backend=BACKEND, domain=domain, project=project,
-                                      code="path_changed" if exc.code == "path_changed" else "io_error") from None
+        if exc.code == "path_changed":
+            raise StorageUnavailableError("the database file changed while it was opened", backend=BACKEND,
+                                          domain=domain, project=project, code="path_changed") from None
+        raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
+                                      project=project, code="io_error") from None
     except OSError:
         raise StorageUnavailableError("the database file cannot be opened", backend=BACKEND, domain=domain,
                                       project=project, code="io_error") from None

@@ -37,13 +37,13 @@ def _file_bytes(path: Path) -> int:
     return total
 
 
-def usage(db: Database, path: Path) -> StorageUsage:
+def usage(db: Database, path: Path, payloads: bool) -> StorageUsage:
     def read(conn: sqlite3.Connection) -> StorageUsage:
         objects = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"))
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0] * page_size
         plain = stored = 0
-        for table, _key, _pk, codec, columns in _REWRITES:
+        for table, _key, _pk, codec, columns in _REWRITES if payloads else ():
             for row in conn.execute(f"SELECT {codec}, {', '.join(columns)} FROM {table}"):
                 for value in row[1:]:
                     if value is None:

@@ -107,8 +107,8 @@ class SqliteProjectStorage(SqliteRepositories):
                 pass
         return total
 
-    def storage_usage(self) -> StorageUsage:
-        return maintenance.usage(self._scope.db, self._path)
+    def storage_usage(self, *, payloads: bool = True) -> StorageUsage:
+        return maintenance.usage(self._scope.db, self._path, payloads)
 
     def compact_storage(self, *, progress: Callable[[int], None] | None = None) -> MaintenanceReport:
         return maintenance.compact(self._scope.db, self._path, progress)

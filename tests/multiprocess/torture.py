@@ -232,9 +232,9 @@ class Run:
 
     # --- chaos ---------------------------------------------------------------
 
-    def _chaos_command(self) -> tuple[str, list[str], bool]:
-        """(kind, argv, killable): one random process of the mix."""
-        kind = self.rng.choice(["writer", "writer", "import", "compact", "grep", "stats", "status", "mcp"])
+    def _chaos_command(self, kind: str | None = None) -> tuple[str, list[str], bool]:
+        """(kind, argv, killable): a process of ``kind``, or one drawn at random from the mix."""
+        kind = kind or self.rng.choice(["writer", "writer", "import", "compact", "grep", "stats", "status", "mcp"])
         if kind == "writer":
             self._writers += 1
             session = f"writer-{self._writers % 4}"
@@ -342,10 +342,7 @@ class Run:
         kinds = ("writer", "import", "compact", "grep", "stats", "status", "mcp")
         for _ in range(rounds):
             for kind in kinds:
-                while True:
-                    picked, argv, _killable = self._chaos_command()
-                    if picked == kind:
-                        break
+                _kind, argv, _killable = self._chaos_command(kind)
                 started = time.monotonic()
                 subprocess.run(argv, cwd=self.project, env=self.env, capture_output=True, timeout=300)
                 solo[kind].append(time.monotonic() - started)
