@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.transcripts.contracts import TranscriptFormat
+    from lcm_framework.plugin_api.formats import TranscriptFormat
 
 # The format module (and the storage records it builds) is imported on first use,
 # keeping `lcm --help` fast.

@@ -10,12 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.cli.output import print_json
-from lcm_framework.errors import ConfigError
-from lcm_framework.extensions import CommandSpec
+from lcm_framework.plugin_api import CommandSpec, ConfigError
+from lcm_framework.plugin_api.output import print_json
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
+    from lcm_framework.plugin_api.app import App
 
 
 @contextmanager

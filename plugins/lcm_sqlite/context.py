@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from lcm_framework.storage.models import ContextItem, ContextItemKind
-from lcm_framework.storage.validation import validate_range
+from lcm_framework.plugin_api.storage import ContextItem, ContextItemKind, validate_range
 
 from .scope import Repository, chunks, marks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from lcm_framework.storage.models import Lease, SessionIngestRecord
+from lcm_framework.plugin_api.storage import Lease, SessionIngestRecord
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository

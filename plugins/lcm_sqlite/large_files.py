@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import LargeFile
-from lcm_framework.storage.validation import validate_large_file
+from lcm_framework.plugin_api.storage import LargeFile, validate_large_file
 
 from .clock import from_us, to_us
 from .scope import Repository

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import Memory, NewMemory
+from lcm_framework.plugin_api.storage import Memory, NewMemory
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository

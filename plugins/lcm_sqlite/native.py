@@ -7,14 +7,16 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
     Checkpoint,
     FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,
+    native_identity,
+    same_but_unlinked,
+    validate_native_batch,
 )
-from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .clock import from_us, now_us, to_us
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest

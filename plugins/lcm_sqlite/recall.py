@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from lcm_framework.storage.models import RecallStats, Surfacing
-from lcm_framework.storage.validation import validate_history
+from lcm_framework.plugin_api.storage import RecallStats, Surfacing, validate_history
 
 from .clock import from_us, now_us, opt_dt, opt_us, to_us
 from .scope import Repository, chunks, marks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lcm_framework.storage.validation import MAX_SAFE_INT
+from lcm_framework.plugin_api.storage import MAX_SAFE_INT
 
 from .scope import Repository
 

@@ -18,10 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_framework.errors import UnsupportedCapabilityError
-from lcm_framework.storage.contracts import RANK_CANDIDATES, FullTextTier
-from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
-from lcm_framework.storage.query_terms import query_chunks
+from lcm_framework.plugin_api import UnsupportedCapabilityError
+from lcm_framework.plugin_api.storage import (
+    RANK_CANDIDATES,
+    FullTextTier,
+    SearchHit,
+    SearchMode,
+    SearchQuery,
+    SearchTarget,
+    query_chunks,
+)
 
 from . import fts
 from .clock import from_us, to_us

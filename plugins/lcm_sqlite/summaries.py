@@ -6,8 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
-from lcm_framework.storage.validation import validate_new_summary
+from lcm_framework.plugin_api.storage import NewSummary, Summary, SummaryKind, validate_new_summary
 
 from .clock import from_us, now_us, opt_dt, opt_us
 from .scope import Repository, chunks, marks

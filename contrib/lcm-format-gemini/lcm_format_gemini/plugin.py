@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.transcripts.contracts import TranscriptFormat
+from lcm_framework.plugin_api import hookimpl
+from lcm_framework.plugin_api.formats import TranscriptFormat
 
 from .format import FORMAT
 

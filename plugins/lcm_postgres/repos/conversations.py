@@ -12,7 +12,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
+    SUBAGENT_LINK_FIELDS,
     Conversation,
     DeleteResult,
     Message,
@@ -21,9 +22,6 @@ from lcm_framework.storage.models import (
     PartKind,
     Role,
     SubagentLink,
-)
-from lcm_framework.storage.validation import (
-    SUBAGENT_LINK_FIELDS,
     merged_link,
     validate_append,
     validate_insert,

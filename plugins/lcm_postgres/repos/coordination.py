@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import Lease, SessionIngestRecord
+from lcm_framework.plugin_api.storage import Lease, SessionIngestRecord
 
 from .base import Repository, utc, utc_required
 

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import Memory, NewMemory, RecallStats, Surfacing
-from lcm_framework.storage.validation import validate_history
+from lcm_framework.plugin_api.storage import Memory, NewMemory, RecallStats, Surfacing, validate_history
 
 from .base import Repository, utc, utc_required
 

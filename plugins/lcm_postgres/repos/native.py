@@ -12,14 +12,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
     Checkpoint,
     FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,
+    native_identity,
+    same_but_unlinked,
+    validate_native_batch,
 )
-from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .base import Repository, utc, utc_required
 from .conversations import advisory_key

@@ -20,8 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
-from lcm_framework.storage.query_terms import Phrase, query_phrases
+from lcm_framework.plugin_api.storage import Phrase, SearchHit, SearchMode, SearchQuery, SearchTarget, query_phrases
 
 from .base import Repository, utc, utc_required
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
-from lcm_framework.storage.validation import validate_new_summary
+from lcm_framework.plugin_api.storage import NewSummary, Summary, SummaryKind, validate_new_summary
 
 from .base import Repository, utc, utc_required
 
