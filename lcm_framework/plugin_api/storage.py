@@ -4,10 +4,12 @@ The contracts (``StorageBackendFactory`` -> ``ProjectStorage`` -> repositories) 
 ``docs/storage.md``. The core validates every argument of a repository call before the adapter sees it
 (``lcm_framework.storage.checked``); adapters raise their own typed errors (not found, conflict) through a
 ``Validator`` (``CheckedRepository`` gives repositories ``_not_found``/``_conflict``/``_invalid``).
+``storage_driver(app.storage)`` is the adapter's own factory behind the core's wrapper.
 ``MAX_SAFE_INT`` (2**53-1) bounds every stored count; ``RANK_CANDIDATES`` bounds unfiltered ranking;
 ``STOP_WORDS`` and ``query_phrases``/``query_chunks`` split query text the same way on every backend.
 """
 
+from ..storage.checked import storage_driver
 from ..storage.contracts import (
     RANK_CANDIDATES,
     Capabilities,
@@ -79,15 +81,6 @@ from ..storage.validation import (
     merged_link,
     native_identity,
     same_but_unlinked,
-    validate_append,
-    validate_history,
-    validate_insert,
-    validate_large_file,
-    validate_native_batch,
-    validate_new_summary,
-    validate_range,
-    validate_session,
-    validate_subagent_link,
 )
 
 __all__ = [
@@ -155,13 +148,5 @@ __all__ = [
     "query_chunks",
     "query_phrases",
     "same_but_unlinked",
-    "validate_append",
-    "validate_history",
-    "validate_insert",
-    "validate_large_file",
-    "validate_native_batch",
-    "validate_new_summary",
-    "validate_range",
-    "validate_session",
-    "validate_subagent_link",
+    "storage_driver",
 ]
