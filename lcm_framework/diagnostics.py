@@ -184,24 +184,26 @@ def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
-    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, codex_trust_problems, installed
+    """One check per registered agent integration (skipped when the agent is not set up here)."""
+    from .agents.registry import registered
 
     results = []
-    for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
-                                       ("codex", "Codex", codex_dir(env), CODEX_EVENTS)):
-        if agent == "codex" and not root.exists():
-            results.append(Check(f"{agent}_hooks", SKIP, f"{label} not found ({root})"))
+    for name, agent in registered(app.plugins).items():
+        check = f"{name}_hooks"
+        if not agent.present(env):
+            results.append(Check(check, SKIP, f"{agent.display_name} not found ({agent.config_dir(env)})"))
             continue
-        hooks, mcp = installed(agent, env)
-        missing = sorted(set(events) - hooks)
-        problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
-        if agent == "codex" and not missing:
-            problems += codex_trust_problems(env)  # Codex runs no untrusted (or changed) hook
+        status = agent.status(env)
+        missing = sorted(e.agent_event for e in agent.events if e.event not in status.hooks)
+        problems = [f"hooks missing: {', '.join(missing)}"] if missing else []
+        problems += [] if status.mcp else ["MCP missing"]
+        if not missing:
+            problems += status.problems  # e.g. hooks the agent does not trust
         if problems:
-            results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
-                                 fix=f"lcm install {agent}"))
+            results.append(Check(check, FAIL, f"{agent.display_name}: {'; '.join(problems)}",
+                                 fix=f"lcm install {name}"))
         else:
-            results.append(Check(f"{agent}_hooks", OK, f"{label}: hooks and MCP server installed"))
+            results.append(Check(check, OK, f"{agent.display_name}: hooks and MCP server installed"))
     return results
 
 

@@ -7,13 +7,28 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lcm_framework import hookspecs
+from lcm_framework.agents.contracts import AgentStatus, HookEvent
+from lcm_framework.agents.registry import registered
 from lcm_framework.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
+from lcm_framework.installer import jsonfile
+from lcm_framework.installer.agent_files import (
+    add_mcp_server,
+    edit_json,
+    has_mcp_server,
+    hook_entries,
+    installed_events,
+    load_json,
+    mcp_spec,
+)
 from lcm_framework.plugins import Plugins, build_plugins
 from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
 from lcm_framework.transcripts.contracts import MappedRecord
@@ -161,6 +176,63 @@ def test_hook_lcm_register_commands() -> None:
     commands = only(P()).commands()
     args = build_parser(commands).parse_args(["hello", "--loud"])
     assert isinstance(args, argparse.Namespace) and args._spec.run(args, None) == 7
+
+
+class DotAgent:
+    """A minimal agent integration: hooks and MCP server in ``$HOME/.dotagent/settings.json``."""
+
+    name = "dotagent"
+    display_name = "Dot Agent"
+    events = (HookEvent("SessionStart", 7, native="Begin"), HookEvent("Stop", 3))
+    transcript_formats = ("chatlog/chatlog-jsonl/v1",)
+
+    def config_dir(self, env: Any) -> Path:
+        return Path(env["HOME"]) / ".dotagent"
+
+    def present(self, env: Any) -> bool:
+        return True
+
+    def changes(self, env: Any, *, install: bool) -> list[Any]:
+        def edit(data: dict[str, Any]) -> list[str]:
+            if install:
+                jsonfile.add_hooks(data, hook_entries(self.events, "--agent", self.name))
+                return add_mcp_server(data, mcp_spec(), self.config_dir(env) / "settings.json")
+            jsonfile.remove_hooks(data)
+            jsonfile.remove_mcp_server(data, "lcm")
+            return []
+
+        return [edit_json(self.config_dir(env) / "settings.json", edit, install=install)]
+
+    def status(self, env: Any) -> AgentStatus:
+        data = load_json(self.config_dir(env) / "settings.json", "settings")
+        return AgentStatus(installed_events(self.events, data), has_mcp_server(data))
+
+
+def test_hook_lcm_register_agents(tmp_path: Path) -> None:
+    class P:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(DotAgent())
+
+    from lcm_framework.errors import LcmError
+    from lcm_framework.installer.agents import changes
+
+    plugins = only(P())
+    assert list(registered(plugins)) == ["dotagent"]
+    env = {"HOME": str(tmp_path)}
+    for change in changes("dotagent", env, install=True, plugins=plugins):
+        change.apply()
+    data = json.loads((tmp_path / ".dotagent" / "settings.json").read_text())
+    (begin,) = data["hooks"]["Begin"][0]["hooks"]
+    assert begin["command"].endswith("hook SessionStart --agent dotagent") and begin["timeout"] == 7
+    assert data["mcpServers"]["lcm"]["args"][-1] == "mcp"
+    status = plugins.agents()["dotagent"].status(env)
+    assert (status.hooks, status.mcp) == ({"SessionStart", "Stop"}, True)
+    for change in changes("dotagent", env, install=False, plugins=plugins):
+        change.apply()
+    assert json.loads((tmp_path / ".dotagent" / "settings.json").read_text()) == {}
+    with pytest.raises(LcmError, match="unknown agent 'other' \\(choose from: dotagent, all\\)"):
+        changes("other", env, install=True, plugins=plugins)
 
 
 def test_every_hook_has_a_test_and_a_doc_entry() -> None:

@@ -52,7 +52,8 @@ def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_
     with Outbox(outbox_path(lcm_env)) as box:
         (event,) = box.events()
     assert event.event == "Stop" and event.processed_at is None
-    assert event.payload == {"agent": "claude", "session_id": "s1", "transcript_path": payload["transcript_path"],
+    # no --agent on the command line (Claude Code's hooks): the event names no agent
+    assert event.payload == {"session_id": "s1", "transcript_path": payload["transcript_path"],
                              "cwd": str(tmp_path), "project": str(tmp_path), "stop_hook_active": False}
     assert not (lcm_env / "daemon.pid").exists()  # autostart is off
 
