@@ -235,6 +235,39 @@ def test_hook_lcm_register_agents(tmp_path: Path) -> None:
         changes("other", env, install=True, plugins=plugins)
 
 
+def test_doctor_reports_an_agent_whose_transcripts_no_plugin_reads(tmp_path: Path, lcm_env: Path) -> None:
+    class Agent:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(DotAgent())
+
+    class Format:
+        @hookimpl
+        def lcm_register_formats(self, register: Any) -> None:
+            register(ChatLogFormat())
+
+    from lcm_framework.app import App
+    from lcm_framework.config import load_config
+    from lcm_framework.diagnostics import check_agents
+    from lcm_framework.installer.agents import changes
+
+    env = {"HOME": str(tmp_path)}
+    config = load_config(project=tmp_path)
+    alone = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("agent", Agent())])
+    for change in changes("dotagent", env, install=True, plugins=alone):
+        change.apply()
+    app = App(config, alone)
+    (check,) = check_agents(app, env)
+    app.close()
+    assert (check.name, check.status) == ("dotagent_hooks", "fail")
+    assert "no plugin reads its transcripts (chatlog/chatlog-jsonl/v1)" in check.detail
+    both = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("agent", Agent()), ("format", Format())])
+    app = App(config, both)
+    (check,) = check_agents(app, env)
+    app.close()
+    assert check.status == "ok" and check.data["config_dir"] == str(tmp_path / ".dotagent")
+
+
 def test_every_hook_has_a_test_and_a_doc_entry() -> None:
     hooks = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("lcm_"))
     assert len(hooks) >= 8
