@@ -69,8 +69,7 @@ def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STD
 
 
 def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None]:
-    """``EVENT``, the agent (None: the command names none, as the hooks of the first integration never did)
-    and the timeout."""
+    """``EVENT``, the agent (None when the command names none) and the timeout."""
     args = list(argv)
     agent: str | None = None
     timeout_s: float | None = None

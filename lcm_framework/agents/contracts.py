@@ -26,13 +26,12 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..installer.changes import FileChange
 
-LCM_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd")
-"""The events ``lcm hook`` acts on (others are ingested like ``Stop``)."""
-
-
 @dataclass(frozen=True, slots=True)
 class HookEvent:
-    """One hook LCM installs: LCM's event, its time limit, and the agent's own name for it when different."""
+    """One hook LCM installs: LCM's event, its time limit, and the agent's own name for it when different.
+
+    ``event`` is one the daemon handles (``daemon.service.HOOK_EVENTS``: SessionStart, UserPromptSubmit,
+    Stop, SubagentStop, PreCompact, PostCompact, SessionEnd)."""
 
     event: str
     timeout_s: int

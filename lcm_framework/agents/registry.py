@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from ..errors import LcmError
+from ..agent_hooks.payload import AGENT_NAME
+from ..errors import LcmError, PluginError
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
@@ -19,7 +20,13 @@ def registered(plugins: Plugins | None = None) -> dict[str, AgentIntegration]:
         from ..plugins import build_plugins
 
         plugins = build_plugins(stderr=io.StringIO())  # the command's own load already reported broken plugins
-    return dict(sorted(plugins.agents().items()))
+    found = dict(sorted(plugins.agents().items()))
+    owners = plugins.provenance("agent")
+    for name in found:
+        if not AGENT_NAME.fullmatch(name):  # `lcm hook --agent` could not name it
+            raise PluginError(f"agent {name!r} registered by {owners.get(name, '?')!r} is not a valid agent name "
+                              "(lower-case letters, digits, - and _, at most 32)")
+    return found
 
 
 def integration(name: str, plugins: Plugins | None = None) -> AgentIntegration:

@@ -214,7 +214,7 @@ def test_hook_lcm_register_agents(tmp_path: Path) -> None:
         def lcm_register_agents(self, register: Any) -> None:
             register(DotAgent())
 
-    from lcm_framework.errors import LcmError
+    from lcm_framework.errors import LcmError, PluginError
     from lcm_framework.installer.agents import changes
 
     plugins = only(P())
@@ -233,6 +233,14 @@ def test_hook_lcm_register_agents(tmp_path: Path) -> None:
     assert json.loads((tmp_path / ".dotagent" / "settings.json").read_text()) == {}
     with pytest.raises(LcmError, match="unknown agent 'other' \\(choose from: dotagent, all\\)"):
         changes("other", env, install=True, plugins=plugins)
+
+    class Bad:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(type("Spaced", (DotAgent,), {"name": "Dot Agent"})())
+
+    with pytest.raises(PluginError, match="agent 'Dot Agent' registered by 'under_test' is not a valid agent name"):
+        registered(only(Bad()))
 
 
 def test_doctor_reports_an_agent_whose_transcripts_no_plugin_reads(tmp_path: Path, lcm_env: Path) -> None:
