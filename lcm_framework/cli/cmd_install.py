@@ -70,8 +70,8 @@ COMMAND = CommandSpec(
     description=(
         "Merges `lcm hook <Event>` commands (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd)\n"
         "and the `lcm mcp` server into each agent's own configuration (the agents are the integrations\n"
-        "plugins register; `lcm install --help` lists them). Existing entries are kept; each changed file\n"
-        "gets a timestamped .lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
+        "plugins register, listed below). Existing entries are kept; each changed file gets a timestamped\n"
+        ".lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
     ),
     configure=configure,
     run=run,
