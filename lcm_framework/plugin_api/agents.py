@@ -9,6 +9,7 @@ with the JSON (``jsonfile``, ``edit_json``, ``load_json``, ``hook_entries``, ``i
 from ..agents.contracts import AgentIntegration, AgentStatus, HookEvent
 from ..installer import jsonfile, tomlkeys
 from ..installer.agent_files import (
+    MCP_NAME,
     add_mcp_server,
     edit_json,
     has_mcp_server,
@@ -24,6 +25,7 @@ from ..installer.changes import FileChange, read_text
 from ..installer.command import is_lcm_hook
 
 __all__ = [
+    "MCP_NAME",
     "AgentIntegration",
     "AgentStatus",
     "FileChange",
