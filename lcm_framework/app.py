@@ -66,9 +66,10 @@ class App:
 
     @cached_property
     def summarizer_name(self) -> str:
+        """``summarizer.provider``; for ``auto``, the name of the summarizer the ``auto`` factory picks."""
         provider = str(self.config.get("summarizer.provider"))
         if provider == "auto":
-            return "litellm" if self.config.get("summarizer.model") else "extractive"
+            return str(self.summarizer("auto").name)
         return provider
 
     def summarizer(self, name: str | None = None) -> Summarizer:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .config import Config, Setting
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -58,6 +58,12 @@ def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]
 @hookspec
 def lcm_register_capabilities(register: Callable[[Capability], None]) -> None:
     """Register agent-facing tools, served by ``lcm mcp`` and the daemon."""
+
+
+@hookspec
+def lcm_register_settings(register: Callable[[Setting], None]) -> None:
+    """Declare this plugin's configuration keys (one ``register(Setting(...))`` each); keys the core or another
+    plugin declares are refused. Called while the configuration loads, so it must not read the configuration."""
 
 
 @hookspec

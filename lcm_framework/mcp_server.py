@@ -223,7 +223,7 @@ def main(argv: Sequence[str]) -> int:
 
         plugins = build_plugins()
         config = load_config(project=Path(args.project) if args.project else None,
-                             overrides=parse_overrides(args.overrides))
+                             overrides=parse_overrides(args.overrides), plugins=plugins)
         return App(config, plugins)
 
     serve(load)

@@ -23,7 +23,7 @@ from . import hookspecs
 from .errors import PluginError
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .config import Config, Setting
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -131,6 +131,10 @@ class Plugins:
 
     def capabilities(self) -> dict[str, Capability]:
         return self._collect("capability", "lcm_register_capabilities", lambda c: c.name)
+
+    def settings(self) -> dict[str, Setting]:
+        """The configuration keys plugins declare (``provenance("setting")`` names each one's plugin)."""
+        return self._collect("setting", "lcm_register_settings", lambda s: s.key)
 
     def commands(self) -> dict[str, CommandSpec]:
         return self._collect("command", "lcm_register_commands", lambda c: c.name)

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lcm_framework.config import Setting
 from lcm_framework.extensions import StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
+
+SETTINGS = (
+    Setting("storage.busy_timeout_ms", int, 5000, "SQLite busy timeout.", minimum=0, maximum=600_000),
+    Setting("storage.fts_tier", str, "auto", "SQLite full-text tier.", choices=("auto", "fts5", "fts4", "like")),
+)
+
+
+@hookimpl
+def lcm_register_settings(register: Callable[[Setting], None]) -> None:
+    for setting in SETTINGS:
+        register(setting)
 
 
 @hookimpl

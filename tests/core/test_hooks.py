@@ -163,6 +163,25 @@ def test_hook_lcm_register_commands() -> None:
     assert isinstance(args, argparse.Namespace) and args._spec.run(args, None) == 7
 
 
+def test_hook_lcm_register_settings(tmp_path: Path) -> None:
+    from lcm_framework.config import Setting, load_config
+
+    class P:
+        @hookimpl
+        def lcm_register_settings(self, register: Any) -> None:
+            register(Setting("chatlog.token", str, None, "API token.", secret=True, nullable=True))
+            register(Setting("chatlog.page_size", int, 50, "Records per page.", minimum=1, maximum=500))
+
+    plugins = only(P())
+    assert set(plugins.settings()) == {"chatlog.token", "chatlog.page_size"}
+    assert plugins.provenance("setting") == {"chatlog.token": "under_test", "chatlog.page_size": "under_test"}
+    env = {"LCM_HOME": str(tmp_path / "h"), "LCM_CHATLOG_TOKEN": "tok-0123456789", "LCM_CHATLOG_PAGE_SIZE": "80"}
+    config = load_config(project=tmp_path, env=env, plugins=plugins)
+    assert (config.get("chatlog.page_size"), config.source("chatlog.page_size")) == (80, "env:LCM_CHATLOG_PAGE_SIZE")
+    assert config.display("chatlog.token") == "tok-***"
+    assert config.settings.owners["chatlog.token"] == "under_test" and config.settings.owners["daemon.port"] == "core"
+
+
 def test_every_hook_has_a_test_and_a_doc_entry() -> None:
     hooks = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("lcm_"))
     assert len(hooks) >= 8
