@@ -9,8 +9,8 @@ Arguments are only ever added to these hooks, never removed or renamed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -27,12 +27,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec
 def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
-    """Register transcript formats (one ``register(format)`` call each), keyed by format identifier."""
-
-
-@hookspec(firstresult=True)
-def lcm_sniff_format(head: Sequence[Any]) -> str | None:
-    """Return the format identifier of a transcript whose first parsed records are ``head``, or None."""
+    """Register transcript formats (one ``register(format)`` call each), keyed by format identifier; a file
+    of unknown format is detected with each format's ``sniff``."""
 
 
 @hookspec

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -139,9 +139,10 @@ class Plugins:
     def commands(self) -> dict[str, CommandSpec]:
         return self._collect("command", "lcm_register_commands", lambda c: c.name)
 
-    def sniff_format(self, head: list[Any]) -> str | None:
-        result: str | None = self.pm.hook.lcm_sniff_format(head=head)
-        return result
+    def sniff_format(self, head: Sequence[Any]) -> str | None:
+        """The identifier of the first registered format (in identifier order) whose ``sniff`` accepts the
+        first parsed records of a file, or None."""
+        return next((name for name, fmt in sorted(self.formats().items()) if fmt.sniff(head)), None)
 
 
 def _split(value: str | None) -> set[str] | None:

@@ -60,15 +60,7 @@ def test_hook_lcm_register_formats() -> None:
     mapped = fmt.map_record({"speaker": "human", "text": "hello there", "chat": "c1"})
     assert mapped.session_id == "c1" and mapped.message is not None and mapped.message.role is Role.USER
     assert plugins.provenance("format") == {"chatlog/chatlog-jsonl/v1": "under_test"}
-
-
-def test_hook_lcm_sniff_format() -> None:
-    class P:
-        @hookimpl
-        def lcm_sniff_format(self, head: Any) -> str | None:
-            return "chatlog/chatlog-jsonl/v1" if ChatLogFormat().sniff(head) else None
-
-    plugins = only(P())
+    # detection goes through each registered format's sniff
     assert plugins.sniff_format([{"speaker": "human"}]) == "chatlog/chatlog-jsonl/v1"
     assert plugins.sniff_format([{"type": "user"}]) is None
 
