@@ -38,15 +38,7 @@ class App:
             if self._factory is None:
                 from .storage.selection import open_backend
 
-                name = str(self.config.get("storage.backend"))
-                described = self.plugins.storage_backends()
-                if name not in described:
-                    raise ConfigError(
-                        f"storage.backend={name!r} is not provided by any loaded plugin "
-                        f"(loaded: {', '.join(sorted(described)) or 'none'}; "
-                        "check LCM_LOAD_PLUGINS / LCM_DISABLE_PLUGINS and `lcm plugins --all`)"
-                    )
-                self._factory = open_backend(self.config, name)
+                self._factory = open_backend(self.config, plugins=self.plugins)
             return self._factory
 
     def project_ref(self, root: Path | str | None = None) -> ProjectRef:

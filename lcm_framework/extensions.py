@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .app import App
+    from .config import Config
+    from .storage.contracts import StorageBackendFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +95,9 @@ class CommandSpec:
 
 @dataclass(frozen=True, slots=True)
 class StorageBackendInfo:
-    """Describes a storage backend whose factory is the stevedore driver of the same name."""
+    """A storage backend: ``storage.backend`` names it; ``factory(config)`` builds its
+    ``StorageBackendFactory`` (import the driver inside it, so only the chosen backend's is loaded)."""
 
     name: str
     description: str
-    settings_prefix: str = ""
+    factory: Callable[[Config], StorageBackendFactory]

@@ -2,8 +2,7 @@
 
 Plugins are found through the ``lcm_framework.plugins`` entry-point group
 (built-ins included). Hooks that contribute things take a ``register``
-callback so the core owns naming, duplicates and provenance. Storage
-factories themselves are stevedore drivers in ``lcm_framework.storage``.
+callback so the core owns naming, duplicates and provenance.
 Arguments are only ever added to these hooks, never removed or renamed.
 """
 
@@ -48,7 +47,8 @@ def lcm_register_prompt_sources(register: Callable[[PromptSource], None]) -> Non
 
 @hookspec
 def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]) -> None:
-    """Describe storage backends; each name must match a driver in the ``lcm_framework.storage`` group."""
+    """Register storage backends (``StorageBackendInfo``: name, description, factory); ``storage.backend``
+    selects one by name."""
 
 
 @hookspec

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lcm_framework.config import Setting
 from lcm_framework.extensions import CommandSpec, StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from lcm_framework.config import Config
+    from lcm_framework.storage.contracts import StorageBackendFactory
 
 SETTINGS = (
     Setting("postgresql.url", str, None, "PostgreSQL URL (no query or fragment).", env=("LCM_POSTGRES_URL",),
@@ -32,13 +37,19 @@ def lcm_register_settings(register: Callable[[Setting], None]) -> None:
         register(setting)
 
 
+def factory(config: Config) -> StorageBackendFactory:
+    from .factory import PostgresBackendFactory
+
+    return PostgresBackendFactory(config)
+
+
 @hookimpl
 def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]) -> None:
     register(StorageBackendInfo(
         "postgresql",
         "PostgreSQL 15+: one shared memory for several machines (verified TLS, migration ledger, "
         "restricted runtime role, distributed leases)",
-        settings_prefix="postgresql.",
+        factory,
     ))
 
 

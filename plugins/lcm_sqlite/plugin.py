@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lcm_framework.config import Setting
 from lcm_framework.extensions import StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from lcm_framework.config import Config
+    from lcm_framework.storage.contracts import StorageBackendFactory
 
 SETTINGS = (
     Setting("storage.busy_timeout_ms", int, 5000, "SQLite busy timeout.", minimum=0, maximum=600_000),
@@ -20,12 +25,16 @@ def lcm_register_settings(register: Callable[[Setting], None]) -> None:
         register(setting)
 
 
+def factory(config: Config) -> StorageBackendFactory:
+    from .factory import SqliteBackendFactory
+
+    return SqliteBackendFactory(config)
+
+
 @hookimpl
 def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]) -> None:
-    register(
-        StorageBackendInfo(
-            "sqlite",
-            "Embedded default: one SQLite database per project under $LCM_HOME/projects (WAL, FTS5/FTS4/LIKE).",
-            settings_prefix="storage.",
-        )
-    )
+    register(StorageBackendInfo(
+        "sqlite",
+        "Embedded default: one SQLite database per project under $LCM_HOME/projects (WAL, FTS5/FTS4/LIKE).",
+        factory,
+    ))

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lcm_framework import hookspecs
 from lcm_framework.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
@@ -120,13 +122,29 @@ def test_hook_lcm_register_prompt_sources() -> None:
     assert [s.name for s in sources] == ["high", "low"]
 
 
-def test_hook_lcm_register_storage_backends() -> None:
+def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
+    from lcm_framework.config import load_config
+    from lcm_framework.errors import ConfigError
+    from lcm_framework.storage.selection import open_backend
+
+    built: list[Any] = []
+
+    def factory(config: Any) -> Any:
+        built.append(config)
+        return "duckdb-factory"
+
     class P:
         @hookimpl
         def lcm_register_storage_backends(self, register: Any) -> None:
-            register(StorageBackendInfo(name="duckdb", description="DuckDB file per project"))
+            register(StorageBackendInfo(name="duckdb", description="DuckDB file per project", factory=factory))
 
-    assert only(P()).storage_backends()["duckdb"].description == "DuckDB file per project"
+    plugins = only(P())
+    assert plugins.storage_backends()["duckdb"].description == "DuckDB file per project"
+    config = load_config(project=tmp_path, plugins=plugins, overrides={"storage.backend": "duckdb"})
+    assert open_backend(config, plugins=plugins) == "duckdb-factory" and built == [config]
+    with pytest.raises(ConfigError, match=r"storage.backend='sqlite' is not provided by any loaded plugin "
+                                          r"\(registered: duckdb;"):
+        open_backend(config, "sqlite", plugins=plugins)
 
 
 def test_hook_lcm_register_capabilities() -> None:
