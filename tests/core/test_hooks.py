@@ -148,14 +148,22 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
 
 
 def test_hook_lcm_register_capabilities() -> None:
+    from lcm_framework.capabilities import ArgumentError, call
+    from lcm_framework.extensions import Argument
+
     class P:
         @hookimpl
         def lcm_register_capabilities(self, register: Any) -> None:
-            register(Capability(name="lcm_echo", description="Echo.", parameters={"type": "object"},
+            register(Capability(name="lcm_echo", description="Echo.",
+                                arguments=(Argument("x", int, "A number.", default=3, maximum=9),),
                                 handler=lambda app, args: dict(args)))
 
     cap = only(P()).capabilities()["lcm_echo"]
-    assert cap.handler(None, {"x": 1}) == {"x": 1}  # type: ignore[arg-type]
+    assert call(None, cap, {"x": 1}) == {"x": 1} and call(None, cap, {}) == {"x": 3}  # type: ignore[arg-type]
+    assert cap.parameters["properties"]["x"] == {"type": "integer", "description": "A number.", "maximum": 9,
+                                                 "default": 3}
+    with pytest.raises(ArgumentError, match="x must be at most 9"):
+        call(None, cap, {"x": 10})  # type: ignore[arg-type]
 
 
 def test_hook_lcm_register_commands() -> None:
