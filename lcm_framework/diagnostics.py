@@ -71,7 +71,7 @@ def check_plugins(app: App, env: Mapping[str, str]) -> Check:
 
 def check_storage(app: App, env: Mapping[str, str]) -> Check:
     backend = str(app.config.get("storage.backend"))
-    fix = "check storage.backend and its settings: lcm config list; for PostgreSQL set LCM_POSTGRES_URL"
+    fix = "check storage.backend and its backend plugin's settings: lcm config list (the owner column)"
     try:
         factory_health = app.storage.health()
         with app.project() as project:

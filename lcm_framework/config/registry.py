@@ -33,9 +33,6 @@ class SettingsRegistry:
     def __iter__(self) -> Iterator[str]:
         return iter(self.specs)
 
-    def __getitem__(self, key: str) -> Setting:
-        return self.lookup(key)
-
     def items(self) -> Iterator[tuple[str, Setting]]:
         return iter(self.specs.items())
 
