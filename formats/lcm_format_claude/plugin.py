@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lcm_framework.plugin_api import hookimpl
 
@@ -21,12 +21,6 @@ def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
 
     register(FORMAT)
 
-
-@hookimpl
-def lcm_sniff_format(head: Sequence[Any]) -> str | None:
-    from .format import FORMAT
-
-    return FORMAT.identity.identifier if FORMAT.sniff(head) else None
 
 
 @hookimpl

@@ -12,6 +12,7 @@ by job and import only what that job needs:
 ``...plugin_api.output``          command output: JSON and aligned tables
 ``...plugin_api.app``             the application handle commands and capabilities receive, config files
 ``...plugin_api.recall``          recall and memory operations for agent-facing capabilities
+``...plugin_api.recall_arguments``  the recall tools' arguments, described once
 ``...plugin_api.scrub``           the scrubber built from the loaded rule packs, audit marks
 ``...plugin_api.agents``          the agent integration contract and the agent-file installing helpers
 ================================  ======================================================================
@@ -20,6 +21,7 @@ Anything else in ``lcm_framework`` is internal and may change without notice; ``
 fails when a plugin imports it. ``docs/plugins.md`` ("The plugin API") lists every export.
 """
 
+from ..config.schema import Setting
 from ..errors import (
     ConfigError,
     ConflictError,
@@ -37,12 +39,13 @@ from ..errors import (
     TranscriptError,
     UnsupportedCapabilityError,
 )
-from ..extensions import Allowlist, Capability, CommandSpec, PromptSource, Rule, RulePack, StorageBackendInfo
+from ..extensions import Allowlist, Argument, Capability, CommandSpec, PromptSource, Rule, RulePack, StorageBackendInfo
 from ..hookspecs import hookimpl
 from ..paths import ensure_private_dir
 
 __all__ = [
     "Allowlist",
+    "Argument",
     "Capability",
     "CommandSpec",
     "ConfigError",
@@ -56,6 +59,7 @@ __all__ = [
     "Rule",
     "RulePack",
     "ScrubberError",
+    "Setting",
     "StorageBackendInfo",
     "StorageClosedError",
     "StorageError",

@@ -4,7 +4,7 @@
 names the prompt templates a ``PromptSource`` may provide.
 """
 
-from ..summarize.contracts import Level, Summarizer, SummarizerFactory, SummaryRequest
+from ..summarize.contracts import Level, Readiness, Summarizer, SummarizerFactory, SummaryRequest
 from ..summarize.prompts import TEMPLATES, DirectorySource, PromptRenderer
 from ..summarize.tokens import count_tokens, estimate_tokens, load_litellm
 from ..summarize.truncation import TRUNCATION_MARKER, truncate_text
@@ -15,6 +15,7 @@ __all__ = [
     "DirectorySource",
     "Level",
     "PromptRenderer",
+    "Readiness",
     "Summarizer",
     "SummarizerFactory",
     "SummaryRequest",

@@ -1,4 +1,4 @@
-"""``PostgresBackendFactory``: the stevedore driver ``postgresql`` of ``lcm_framework.storage``.
+"""``PostgresBackendFactory``: the ``postgresql`` storage backend (registered in ``plugin.py``).
 
 Construction is eager and fails closed: the settings are checked (URL and
 TLS policy), the pool is opened, and the schema is made ready. Connected as

@@ -123,7 +123,7 @@ def _validate(app: App, pattern: str) -> str:
 def _global_patterns(app: App) -> list[str]:
     from lcm_framework.plugin_api.app import read_config_file
 
-    return list(read_config_file(app.config.global_file).get("security.sensitive_patterns") or [])
+    return list(read_config_file(app.config.global_file, app.config.settings).get("security.sensitive_patterns") or [])
 
 
 def _add(args: argparse.Namespace, app: App) -> int:

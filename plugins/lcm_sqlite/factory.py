@@ -1,4 +1,4 @@
-"""``SqliteBackendFactory``: the stevedore driver ``sqlite`` of ``lcm_framework.storage``.
+"""``SqliteBackendFactory``: the ``sqlite`` storage backend (registered in ``plugin.py``).
 
 Each project lives in ``$LCM_HOME/projects/<project_id>/lcm.db`` (directories
 0700, files 0600). Every ``open_project`` gets its own connection, so closing
