@@ -142,9 +142,12 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
 
     built: list[Any] = []
 
+    class DuckDb:
+        name, capabilities = "duckdb", None
+
     def factory(config: Any) -> Any:
         built.append(config)
-        return "duckdb-factory"
+        return DuckDb()
 
     class P:
         @hookimpl
@@ -154,7 +157,8 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
     plugins = only(P())
     assert plugins.storage_backends()["duckdb"].description == "DuckDB file per project"
     config = load_config(project=tmp_path, plugins=plugins, overrides={"storage.backend": "duckdb"})
-    assert open_backend(config, plugins=plugins) == "duckdb-factory" and built == [config]
+    backend = open_backend(config, plugins=plugins)
+    assert isinstance(backend.driver, DuckDb) and backend.name == "duckdb" and built == [config]
     with pytest.raises(ConfigError, match=r"storage.backend='sqlite' is not provided by any loaded plugin "
                                           r"\(registered: duckdb;"):
         open_backend(config, "sqlite", plugins=plugins)
