@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 
 class App:
+    """The composition root a command or capability receives: ``config``, ``plugins``, the backend
+    (``storage``, opened on first use), ``project()`` and the configured ``summarizer()``.
+    """
+
     def __init__(self, config: Config, plugins: Plugins) -> None:
         self.config = config
         self.plugins = plugins
@@ -38,15 +42,7 @@ class App:
             if self._factory is None:
                 from .storage.selection import open_backend
 
-                name = str(self.config.get("storage.backend"))
-                described = self.plugins.storage_backends()
-                if name not in described:
-                    raise ConfigError(
-                        f"storage.backend={name!r} is not provided by any loaded plugin "
-                        f"(loaded: {', '.join(sorted(described)) or 'none'}; "
-                        "check LCM_LOAD_PLUGINS / LCM_DISABLE_PLUGINS and `lcm plugins --all`)"
-                    )
-                self._factory = open_backend(self.config, name)
+                self._factory = open_backend(self.config, plugins=self.plugins)
             return self._factory
 
     def project_ref(self, root: Path | str | None = None) -> ProjectRef:
@@ -66,9 +62,10 @@ class App:
 
     @cached_property
     def summarizer_name(self) -> str:
+        """``summarizer.provider``; for ``auto``, the name of the summarizer the ``auto`` factory picks."""
         provider = str(self.config.get("summarizer.provider"))
         if provider == "auto":
-            return "litellm" if self.config.get("summarizer.model") else "extractive"
+            return str(self.summarizer("auto").name)
         return provider
 
     def summarizer(self, name: str | None = None) -> Summarizer:

@@ -21,21 +21,6 @@ if TYPE_CHECKING:
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 
-# litellm model prefixes and the environment variable holding their key.
-PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "azure": ("AZURE_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "mistral": ("MISTRAL_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
-    "cohere": ("COHERE_API_KEY",),
-}
-KEYLESS_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "vllm", "hosted_vllm"})
-
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -88,7 +73,7 @@ def check_plugins(app: App, env: Mapping[str, str]) -> Check:
 
 def check_storage(app: App, env: Mapping[str, str]) -> Check:
     backend = str(app.config.get("storage.backend"))
-    fix = "check storage.backend and its settings: lcm config list; for PostgreSQL set LCM_POSTGRES_URL"
+    fix = "check storage.backend and its backend plugin's settings: lcm config list (the owner column)"
     try:
         factory_health = app.storage.health()
         with app.project() as project:
@@ -163,26 +148,18 @@ def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
-    name = app.summarizer_name
+    """The chosen summarizer starts; one with a ``readiness(env)`` method (``summarize.contracts.Readiness``)
+    also says whether its credentials are in place."""
     try:
-        app.summarizer()
+        name = app.summarizer_name
+        summarizer = app.summarizer()
     except LcmError as exc:
         return Check("summarizer", FAIL, str(exc), fix="lcm config set summarizer.provider extractive")
-    model = app.config.get("summarizer.model")
-    if name != "litellm" or not model:
+    readiness = getattr(summarizer, "readiness", None)
+    if readiness is None:
         return Check("summarizer", OK, f"{name} (offline, needs no credentials)", data={"provider": name})
-    provider = str(model).split("/", 1)[0] if "/" in str(model) else "openai"
-    if provider in KEYLESS_PROVIDERS or app.config.get("summarizer.api_base"):
-        return Check("summarizer", OK, f"litellm model {model} (no key needed)", data={"provider": provider})
-    names = PROVIDER_KEYS.get(provider)
-    if names is None:
-        return Check("summarizer", WARN, f"litellm model {model}: cannot tell which credential it needs",
-                     data={"provider": provider})
-    if any(env.get(n) for n in names):
-        return Check("summarizer", OK, f"litellm model {model}: credentials present", data={"provider": provider})
-    return Check("summarizer", FAIL, f"litellm model {model}: {' or '.join(names)} is not set",
-                 fix=f"export {names[0]}=... (or lcm config set summarizer.provider extractive)",
-                 data={"provider": provider})
+    found = readiness(env)
+    return Check("summarizer", found.status, found.detail, fix=found.fix, data=dict(found.data))
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .app import App
+    from .config import Config
+    from .storage.contracts import StorageBackendFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,18 +67,47 @@ class PromptSource(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Capability:
-    """An agent-facing tool (MCP tool, daemon route, CLI verb) built on project storage.
+class Argument:
+    """One argument of a capability: the only description of it (``lcm_framework.capabilities`` derives the
+    MCP schema, the daemon's checks and the CLI options from it, defaults included).
 
-    ``parameters`` is the JSON schema of the arguments; ``requires`` names
-    storage capability flags (``regex_search`` ...) the tool needs.
+    ``kind`` is str, int, float, bool or list (of text). ``flag`` names the CLI option when the derived one
+    (``--name``, ``--no-name`` for a flag that defaults to true, a positional for a required text) does not fit.
+    """
+
+    name: str
+    kind: type
+    help: str
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    flag: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """An agent-facing tool, served by ``lcm mcp`` (tool ``name``), the daemon (``POST /<name without lcm_>``)
+    and ``lcm tool NAME``, all from ``arguments``.
+
+    ``handler(app, args)`` gets the arguments checked and completed with their
+    defaults; ``requires`` names storage capability flags (``regex_search`` ...)
+    the tool needs.
     """
 
     name: str
     description: str
-    parameters: Mapping[str, Any]
+    arguments: tuple[Argument, ...]
     handler: Callable[[App, Mapping[str, Any]], Any]
     requires: frozenset[str] = frozenset()
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (what MCP's ``tools/list`` shows)."""
+        from .capabilities import json_schema
+
+        return json_schema(self.arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +124,9 @@ class CommandSpec:
 
 @dataclass(frozen=True, slots=True)
 class StorageBackendInfo:
-    """Describes a storage backend whose factory is the stevedore driver of the same name."""
+    """A storage backend: ``storage.backend`` names it; ``factory(config)`` builds its
+    ``StorageBackendFactory`` (import the driver inside it, so only the chosen backend's is loaded)."""
 
     name: str
     description: str
-    settings_prefix: str = ""
+    factory: Callable[[Config], StorageBackendFactory]

@@ -2,21 +2,20 @@
 
 Plugins are found through the ``lcm_framework.plugins`` entry-point group
 (built-ins included). Hooks that contribute things take a ``register``
-callback so the core owns naming, duplicates and provenance. Storage
-factories themselves are stevedore drivers in ``lcm_framework.storage``.
+callback so the core owns naming, duplicates and provenance.
 Arguments are only ever added to these hooks, never removed or renamed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
 
 if TYPE_CHECKING:
     from .agents.contracts import AgentIntegration
-    from .config import Config
+    from .config import Config, Setting
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -28,12 +27,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec
 def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
-    """Register transcript formats (one ``register(format)`` call each), keyed by format identifier."""
-
-
-@hookspec(firstresult=True)
-def lcm_sniff_format(head: Sequence[Any]) -> str | None:
-    """Return the format identifier of a transcript whose first parsed records are ``head``, or None."""
+    """Register transcript formats (one ``register(format)`` call each), keyed by format identifier; a file
+    of unknown format is detected with each format's ``sniff``."""
 
 
 @hookspec
@@ -53,12 +48,19 @@ def lcm_register_prompt_sources(register: Callable[[PromptSource], None]) -> Non
 
 @hookspec
 def lcm_register_storage_backends(register: Callable[[StorageBackendInfo], None]) -> None:
-    """Describe storage backends; each name must match a driver in the ``lcm_framework.storage`` group."""
+    """Register storage backends (``StorageBackendInfo``: name, description, factory); ``storage.backend``
+    selects one by name."""
 
 
 @hookspec
 def lcm_register_capabilities(register: Callable[[Capability], None]) -> None:
     """Register agent-facing tools, served by ``lcm mcp`` and the daemon."""
+
+
+@hookspec
+def lcm_register_settings(register: Callable[[Setting], None]) -> None:
+    """Declare this plugin's configuration keys (one ``register(Setting(...))`` each); keys the core or another
+    plugin declares are refused. Called while the configuration loads, so it must not read the configuration."""
 
 
 @hookspec

@@ -9,9 +9,10 @@ process exits as soon as stdin closes or SIGINT/SIGTERM arrives, without
 waiting for a tool call still running (the tools only read). It starts no
 child process.
 
-Tool arguments are checked against each capability's JSON schema (required
-keys, types, enums, bounds) before the handler runs; a violation is a tool
-error (``isError``). An ``LcmError`` of the handler is a JSON ``{"error",
+Tool arguments are checked against each capability's argument description
+(``lcm_framework.capabilities.bind``: required keys, types, choices, bounds,
+defaults) before the handler runs, as the daemon and CLI check them; a
+violation is a tool error (``isError``). An ``LcmError`` of the handler is a JSON ``{"error",
 "code"}`` result, as the CLI and daemon report it; results are JSON text
 bounded to ``MAX_RESULT_CHARS``.
 """
@@ -28,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any
 
 from . import __version__
+from .capabilities import ArgumentError, bind
 from .errors import LcmError
 
 if TYPE_CHECKING:
@@ -42,34 +44,6 @@ INSTRUCTIONS = (
     "memory (mem_N) helped."
 )
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
-                                       "boolean": (bool,), "object": (dict,), "array": (list,)}
-
-
-def check_arguments(schema: Mapping[str, Any], args: Any) -> str | None:
-    """Why ``args`` does not fit the capability's JSON schema (``None``: it fits)."""
-    if not isinstance(args, dict):
-        return "arguments must be an object"
-    properties: Mapping[str, Any] = schema.get("properties", {})
-    for name in schema.get("required", ()):
-        if args.get(name) is None:
-            return f"{name} is required"
-    for name, value in args.items():
-        spec = properties.get(name)
-        if spec is None:
-            return f"unknown argument {name!r}"
-        if value is None:
-            continue
-        kinds = _TYPES.get(str(spec.get("type")), (object,))
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            return f"{name} must be of type {spec.get('type')}"
-        if "enum" in spec and value not in spec["enum"]:
-            return f"{name} must be one of {', '.join(map(str, spec['enum']))}"
-        if "minimum" in spec and value < spec["minimum"]:
-            return f"{name} must be at least {spec['minimum']}"
-        if "maximum" in spec and value > spec["maximum"]:
-            return f"{name} must be at most {spec['maximum']}"
-    return None
 
 
 class Server:
@@ -154,9 +128,9 @@ class Server:
         if capability is None:
             self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"unknown tool {name!r}"}})
             return
-        args = params.get("arguments") or {}
-        problem = check_arguments(capability.parameters, args)
-        if problem is not None:
+        try:
+            args = bind(capability.arguments, params.get("arguments") or {})
+        except ArgumentError as problem:
             self._result(rid, {"content": [{"type": "text", "text": f"invalid arguments: {problem}"}],
                                "isError": True})
             return
@@ -164,7 +138,7 @@ class Server:
 
     def _call(self, capability: Any, args: Mapping[str, Any]) -> str:
         try:
-            result = capability.handler(self._app, {k: v for k, v in args.items() if v is not None})
+            result = capability.handler(self._app, args)
         except LcmError as exc:
             return json.dumps({"error": str(exc), "code": str(getattr(exc, "code", None) or type(exc).__name__)})
         text = json.dumps(result, ensure_ascii=False, default=str)
@@ -223,7 +197,7 @@ def main(argv: Sequence[str]) -> int:
 
         plugins = build_plugins()
         config = load_config(project=Path(args.project) if args.project else None,
-                             overrides=parse_overrides(args.overrides))
+                             overrides=parse_overrides(args.overrides), plugins=plugins)
         return App(config, plugins)
 
     serve(load)

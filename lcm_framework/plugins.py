@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ from .errors import PluginError
 
 if TYPE_CHECKING:
     from .agents.contracts import AgentIntegration
-    from .config import Config
+    from .config import Config, Setting
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -133,15 +133,20 @@ class Plugins:
     def capabilities(self) -> dict[str, Capability]:
         return self._collect("capability", "lcm_register_capabilities", lambda c: c.name)
 
+    def settings(self) -> dict[str, Setting]:
+        """The configuration keys plugins declare (``provenance("setting")`` names each one's plugin)."""
+        return self._collect("setting", "lcm_register_settings", lambda s: s.key)
+
     def commands(self) -> dict[str, CommandSpec]:
         return self._collect("command", "lcm_register_commands", lambda c: c.name)
 
     def agents(self) -> dict[str, AgentIntegration]:
         return self._collect("agent", "lcm_register_agents", lambda a: a.name)
 
-    def sniff_format(self, head: list[Any]) -> str | None:
-        result: str | None = self.pm.hook.lcm_sniff_format(head=head)
-        return result
+    def sniff_format(self, head: Sequence[Any]) -> str | None:
+        """The identifier of the first registered format (in identifier order) whose ``sniff`` accepts the
+        first parsed records of a file, or None."""
+        return next((name for name, fmt in sorted(self.formats().items()) if fmt.sniff(head)), None)
 
 
 def _split(value: str | None) -> set[str] | None:

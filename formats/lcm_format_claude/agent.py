@@ -13,20 +13,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.agents.contracts import AgentStatus, HookEvent
-from lcm_framework.installer import jsonfile
-from lcm_framework.installer.agent_files import (
+from lcm_framework.plugin_api.agents import (
     MCP_NAME,
+    AgentStatus,
+    FileChange,
+    HookEvent,
     add_mcp_server,
     edit_json,
     has_mcp_server,
     home_dir,
     hook_entries,
     installed_events,
+    jsonfile,
     load_json,
     mcp_spec,
 )
-from lcm_framework.installer.changes import FileChange
 
 # SubagentStop: a Task/Agent sub-agent finished; its transcript (subagents/agent-<id>.jsonl) is imported.
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),

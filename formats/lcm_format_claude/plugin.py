@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.agents.contracts import AgentIntegration
-    from lcm_framework.transcripts.contracts import TranscriptFormat
+    from lcm_framework.plugin_api.agents import AgentIntegration
+    from lcm_framework.plugin_api.formats import TranscriptFormat
 
 # The format module (and the storage records it builds) is imported on first use,
 # keeping `lcm --help` fast.
@@ -21,12 +21,6 @@ def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
 
     register(FORMAT)
 
-
-@hookimpl
-def lcm_sniff_format(head: Sequence[Any]) -> str | None:
-    from .format import FORMAT
-
-    return FORMAT.identity.identifier if FORMAT.sniff(head) else None
 
 
 @hookimpl

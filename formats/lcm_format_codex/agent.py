@@ -3,7 +3,7 @@
 Both files live in ``$CODEX_HOME`` (default ``~/.codex``). Codex runs no
 untrusted hook, so install also writes the trust state Codex's own hook
 review writes (``trust.py``). LCM's TOML keys are single keys, never a marked
-range (``lcm_framework.installer.tomlkeys``).
+range (``lcm_framework.plugin_api.agents.tomlkeys``).
 """
 
 from __future__ import annotations
@@ -12,10 +12,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.agents.contracts import AgentStatus, HookEvent
-from lcm_framework.installer import jsonfile, tomlkeys
-from lcm_framework.installer.agent_files import edit_json, home_dir, hook_entries, installed_events, load_json, mcp_argv
-from lcm_framework.installer.changes import FileChange, read_text
+from lcm_framework.plugin_api.agents import (
+    AgentStatus,
+    FileChange,
+    HookEvent,
+    edit_json,
+    home_dir,
+    hook_entries,
+    installed_events,
+    jsonfile,
+    load_json,
+    mcp_argv,
+    read_text,
+    tomlkeys,
+)
 
 from . import trust
 

@@ -1,7 +1,8 @@
 """SessionStart without a daemon: read the restored context straight from storage (read-only).
 
-Only the configured storage driver is loaded (no plugin manager), so the
-agent still gets its context when the daemon is down; the event itself is
+The plugins are loaded (cheap: each imports its heavy parts on use) and only
+the configured storage driver is opened, so the agent still gets its context
+when the daemon is down; the event itself is
 also kept in the outbox so reconciliation runs when the daemon is back.
 """
 
@@ -18,11 +19,13 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     from ..memory.hints import session_memories
     from ..memory.scope import USER_WIDE_DIR, MemoryScope
     from ..paths import project_id_for
+    from ..plugins import build_plugins
     from ..storage.models import ProjectRef
     from ..storage.selection import open_backend
 
-    config = load_config(project=project, env=env)
-    factory = open_backend(config)
+    plugins = build_plugins(env)
+    config = load_config(project=project, env=env, plugins=plugins)
+    factory = open_backend(config, plugins=plugins)
     try:
         storage = factory.open_project(ProjectRef(project_id_for(project), str(project)))
         user_root = (Path(config.home) / USER_WIDE_DIR).resolve()

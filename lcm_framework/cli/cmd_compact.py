@@ -99,8 +99,9 @@ COMMAND = CommandSpec(
     description=(
         "Full sweep per conversation: leaf summaries of the oldest raw messages outside the fresh tail\n"
         "(compaction.fresh_tail_count), then condensation of enough same-depth summaries. Nothing is\n"
-        "deleted: `lcm expand ID --include-messages` recovers the originals. Offline (extractive) unless\n"
-        "summarizer.model is set. One compaction per conversation runs at a time, across processes."
+        "deleted: `lcm expand ID --include-messages` recovers the originals. The summarizer is\n"
+        "summarizer.provider's (`lcm doctor` names it). One compaction per conversation runs at a time,\n"
+        "across processes."
     ),
     configure=configure,
     run=run,

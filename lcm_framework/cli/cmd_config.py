@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..config import SETTINGS
 from ..config.files import set_key
-from ..config.resolve import check_value, display_value, load_config
-from ..errors import ConfigError
+from ..config.resolve import display_value, load_config
 from ..extensions import CommandSpec
 from .output import print_json, print_table
 
@@ -40,25 +38,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
                          help="edit $LCM_HOME/config.toml (default)")
     unscope.add_argument("--project", dest="scope", action="store_const", const="project",
                          help="edit .lcm/config.toml in the project root")
-    ls = sub.add_parser("list", help="every key with its effective value and source")
+    ls = sub.add_parser("list", help="every key with its effective value, source and owner (core or a plugin)")
     ls.add_argument("--json", action="store_true")
-
-
-def _require_key(key: str) -> None:
-    if key not in SETTINGS:
-        import difflib
-
-        close = difflib.get_close_matches(key, list(SETTINGS), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else "; `lcm config list` shows every key"
-        raise ConfigError(f"unknown configuration key {key!r}{hint}")
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     config = app.config
+    settings = config.settings
+    if args.action != "list":
+        settings.lookup(args.key)  # an unknown key: ConfigError naming the closest key and the plugins
     if args.action == "get":
-        _require_key(args.key)
         if not args.effective:
-            config = load_config(project=config.project_root, env=config.env, files_only=True)
+            config = load_config(project=config.project_root, env=config.env, files_only=True, plugins=app.plugins)
         shown = config.display(args.key)
         if args.json:
             print_json({"key": args.key, "value": shown, "source": config.source(args.key)})
@@ -67,22 +58,20 @@ def run(args: argparse.Namespace, app: App) -> int:
         else:
             print(shown)
     elif args.action == "set":
-        _require_key(args.key)
-        value = check_value(args.key, args.value, "command line")
+        value = settings.parse(args.key, args.value, "command line")
         path = config.project_file if args.scope == "project" else config.global_file
         set_key(path, args.key, value)
-        print(f"{args.key} = {display_value(SETTINGS[args.key], value)} -> {path}")
+        print(f"{args.key} = {display_value(settings.lookup(args.key), value)} -> {path}")
     elif args.action == "unset":
-        _require_key(args.key)
         path = config.project_file if args.scope == "project" else config.global_file
         set_key(path, args.key, None)
         print(f"removed {args.key} from {path}")
     else:
-        rows = [(key, config.display(key), config.source(key)) for key in sorted(SETTINGS)]
+        rows = [(key, config.display(key), config.source(key), settings.owners[key]) for key in sorted(settings)]
         if args.json:
-            print_json([{"key": k, "value": v, "source": s} for k, v, s in rows])
+            print_json([{"key": k, "value": v, "source": s, "owner": o} for k, v, s, o in rows])
         else:
-            print_table(rows, ["key", "value", "source"])
+            print_table(rows, ["key", "value", "source", "owner"])
     return 0
 
 
@@ -91,7 +80,8 @@ COMMAND = CommandSpec(
     help="read and write configuration",
     description=(
         "Configuration precedence: built-in defaults < $LCM_HOME/config.toml < <project>/.lcm/config.toml\n"
-        "< LCM_* environment variables < --set KEY=VALUE flags. Secret values are masked."
+        "< LCM_* environment variables < --set KEY=VALUE flags. Secret values are masked.\n"
+        "Keys come from the core and the loaded plugins (`lcm config list` names each key's owner)."
     ),
     configure=configure,
     run=run,

@@ -5,28 +5,30 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
+from ..capabilities import add_options
 from ..extensions import CommandSpec
+from ..recall_arguments import DESCRIBE
 from .output import print_json
-from .recall_common import add_all_projects, add_json
+from .recall_common import add_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="sum_<hex>, msg_<number>, file_<hex> or mem_<number>")
-    add_all_projects(parser)
+    add_options(parser, DESCRIBE, names=("id", "all_projects"))  # the CLI prints the content in full
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import describe, find_all, parse_ref
 
+    every = bool(args.all_projects)
     found = find_all(app, parse_ref(args.id), lambda storage, ref: describe(storage, ref, app.config.home),
-                     all_projects=args.all_projects)
+                     all_projects=every)
     if args.json:
-        print_json(found if args.all_projects else found[0])
+        print_json(found if every else found[0])
         return 0
     for item in found:
         print(f"{item.id} ({item.kind.value}) session {item.session_id} conversation {item.conversation_id}"
-              + (f" project {item.project_id[:12]}" if args.all_projects else ""))
+              + (f" project {item.project_id[:12]}" if every else ""))
         for key, value in item.metadata.items():
             if key != "exploration_summary" and value not in (None, [], ""):
                 print(f"  {key}: {value}")

@@ -5,34 +5,32 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
+from ..capabilities import add_options, bind, options
 from ..extensions import CommandSpec
+from ..recall_arguments import EXPAND
 from .output import print_json
-from .recall_common import add_all_projects, add_json, positive
+from .recall_common import add_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", metavar="ID", help="sum_<hex> (or msg_<number>)")
-    parser.add_argument("--depth", type=positive, default=1, help="levels to descend (default 1)")
-    parser.add_argument("--include-messages", action="store_true",
-                        help="expand leaf summaries to their source messages, verbatim")
-    parser.add_argument("--token-cap", type=positive, metavar="N",
-                        help="stop before passing N tokens (default compaction.max_expand_tokens)")
-    add_all_projects(parser)
+    add_options(parser, EXPAND)  # the lcm_expand tool's arguments, defaults included
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import expand, find_all, parse_ref
 
-    cap = args.token_cap or int(app.config.get("compaction.max_expand_tokens"))
-    found = find_all(app, parse_ref(args.id), lambda storage, ref: expand(
-        storage, ref, depth=args.depth, include_messages=args.include_messages, token_cap=cap,
-    ), all_projects=args.all_projects)
+    v = bind(EXPAND, options(args, EXPAND))
+    cap = v.get("token_cap") or int(app.config.get("compaction.max_expand_tokens"))
+    every = v["all_projects"]
+    found = find_all(app, parse_ref(v["id"]), lambda storage, ref: expand(
+        storage, ref, depth=v["depth"], include_messages=v["include_messages"], token_cap=cap,
+    ), all_projects=every)
     if args.json:
-        print_json(found if args.all_projects else found[0])
+        print_json(found if every else found[0])
         return 0
     for result in found:
-        if args.all_projects:
+        if every:
             print(f"== project {result.project_id[:12]}")
         for node in result.nodes:
             indent = "  " * node.level

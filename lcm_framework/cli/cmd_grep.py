@@ -6,25 +6,19 @@ import argparse
 from typing import Any
 
 from ..app import App
+from ..capabilities import add_options, bind, options
 from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
+from ..recall_arguments import GREP
 from .output import print_json
-from .recall_common import add_all_projects, add_json, add_no_subagents, one_line, origin, positive, when
+from .recall_common import add_json, one_line, origin, when
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("pattern", metavar="PATTERN")
-    parser.add_argument("--mode", choices=("full_text", "regex", "substring"), default="full_text",
-                        help="full_text (words, default), regex (RE2 syntax) or substring")
-    parser.add_argument("--scope", choices=("messages", "summaries", "both"), default="both")
-    parser.add_argument("--session", metavar="ID", help="only this session (id or unique prefix)")
-    parser.add_argument("--since", metavar="ISO", help="only items created at or after this date/time")
-    parser.add_argument("--limit", type=positive, default=50, help="maximum hits per kind (default 50)")
+    add_options(parser, GREP)  # the lcm_grep tool's arguments, defaults included
     parser.add_argument("--include-meta", action="store_true",
                         help="also search the records kept out of the conversation: agent scaffolding, client "
                              "metadata, the agents' compaction summaries, LCM's own restored context")
-    add_no_subagents(parser)
-    add_all_projects(parser)
     add_json(parser)
 
 
@@ -33,22 +27,22 @@ def run(args: argparse.Namespace, app: App) -> int:
     from ..recall.meta import grep_meta_all
     from ..storage.models import SearchMode
 
-    since = parse_since(args.since)
-    results = grep_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
-                       mode=SearchMode(args.mode), scope=Scope(args.scope), since=since, limit=args.limit,
-                       include_subagents=not args.no_subagents)
-    meta = grep_meta_all(app, args.pattern, all_projects=args.all_projects, session=args.session,
-                         mode=SearchMode(args.mode), since=since, limit=args.limit) if args.include_meta else []
+    v = bind(GREP, options(args, GREP))
+    since, mode, every = parse_since(v.get("since")), SearchMode(v["mode"]), v["all_projects"]
+    results = grep_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
+                       scope=Scope(v["scope"]), since=since, limit=v["limit"],
+                       include_subagents=v["include_subagents"])
+    meta = grep_meta_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode, since=since,
+                         limit=v["limit"]) if args.include_meta else []
     found = any(r.total for r in results) or bool(meta)
     if args.json:
-        value: Any = [r for r in results if r.total] if args.all_projects else results[0]
+        value: Any = [r for r in results if r.total] if every else results[0]
         if args.include_meta:
-            value = {"results": value, "meta_hits": meta} if args.all_projects else {**to_jsonable(value),
-                                                                                     "meta_hits": meta}
+            value = {"results": value, "meta_hits": meta} if every else {**to_jsonable(value), "meta_hits": meta}
         print_json(value)
         return 0 if found else 1
     for result in results:
-        if args.all_projects and result.total:
+        if every and result.total:
             print(f"== project {result.project_id[:12]}")
         for group in result.groups:
             print(f"{group.summary_id or '(not summarized yet)'}")
@@ -63,7 +57,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         for m in meta:
             print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}  {one_line(m.snippet)}")
     if not found:
-        print(f"no match for {args.pattern!r}")
+        print(f"no match for {v['pattern']!r}")
         return 1
     return 0
 

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace, app: App) -> int:
 
 COMMAND = CommandSpec(
     name="mcp",
-    help="serve lcm_grep, lcm_search, lcm_describe and lcm_expand over MCP (stdio)",
+    help="serve the registered agent tools (lcm_grep, lcm_search, ...) over MCP (stdio)",
     description=(
         "An MCP server on stdin/stdout for the current project (or --project PATH). Tools come from the\n"
         "capabilities plugins register (the built-in recall plugin provides the four recall tools).\n"

@@ -15,6 +15,7 @@ KINDS = {
     "summarizers": "summarizer",
     "prompt_sources": "prompt_source",
     "storage_backends": "storage_backend",
+    "settings": "setting",
     "capabilities": "capability",
     "commands": "command",
     "agents": "agent",
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     plugins.summarizers()
     plugins.prompt_sources()
     plugins.storage_backends()
+    plugins.settings()
     plugins.capabilities()
     plugins.commands()
     plugins.agents()

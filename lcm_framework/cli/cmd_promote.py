@@ -47,8 +47,8 @@ COMMAND = CommandSpec(
     help="promote durable insights of the summaries into memories",
     description=(
         "Reads every leaf summary and its source messages: decisions, root causes and fixes, conventions,\n"
-        "commands that worked, constraints the user stated. With summarizer.model set a model picks them\n"
-        "(prompt template `promote`); otherwise a deterministic extractor. Promoting again changes nothing;\n"
+        "commands that worked, constraints the user stated. With a model summarizer a model picks them\n"
+        "(prompt template `promote`); with an offline one a deterministic extractor. Promoting again changes nothing;\n"
         "compaction promotes its new summaries by itself (memory.promote_after_compaction)."
     ),
     configure=configure,

@@ -5,33 +5,33 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
+from ..capabilities import add_options, bind, options
 from ..extensions import CommandSpec
+from ..recall_arguments import SEARCH
 from .output import print_json
-from .recall_common import add_all_projects, add_json, add_no_subagents, one_line, origin, positive, when
+from .recall_common import add_json, one_line, origin, when
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("query", metavar="QUERY", help="words to look for")
-    parser.add_argument("--limit", type=positive, default=20, help="maximum results (default 20)")
-    add_no_subagents(parser)
-    add_all_projects(parser)
+    add_options(parser, SEARCH)  # the lcm_search tool's arguments, defaults included
     add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import search_all
 
-    ranked = search_all(app, args.query, all_projects=args.all_projects, limit=args.limit,
-                        include_subagents=not args.no_subagents)
+    v = bind(SEARCH, options(args, SEARCH))
+    ranked = search_all(app, v["query"], all_projects=v["all_projects"], limit=v["limit"],
+                        include_subagents=v["include_subagents"])
     if args.json:
         print_json([_row(r) for r in ranked])
         return 0 if ranked else 1
     if not ranked:
-        print(f"nothing found for {args.query!r}")
+        print(f"nothing found for {v['query']!r}")
         return 1
     for r in ranked:
         covered = f"  (in {', '.join(r.covered_by)})" if r.covered_by else ""
-        where = f" [{r.project_id[:8]}]" if args.all_projects else ""
+        where = f" [{r.project_id[:8]}]" if v["all_projects"] else ""
         print(f"{r.rank:>3}. {r.hit.id}{where}  {when(r.hit.created_at)}  score {r.hit.score:.3g}{covered}")
         print(f"     {one_line(r.hit.snippet)}{origin(r.hit)}")
     return 0

@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app: App | None = None
     try:
-        config = load_config(project=args.project, overrides=parse_overrides(args.overrides))
+        config = load_config(project=args.project, overrides=parse_overrides(args.overrides), plugins=plugins)
         app = App(config, plugins)
         return int(spec.run(args, app) or 0)
     except LcmError as exc:

@@ -17,11 +17,6 @@ def add_all_projects(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_no_subagents(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-subagents", action="store_true",
-                        help="leave out the conversations of sub-agent runs (Task/Agent calls)")
-
-
 def origin(hit: Any) -> str:
     """`` (sub-agent of SESSION, call ID)`` for a hit in a sub-agent run's conversation, else empty."""
     found = hit.subagent

@@ -7,11 +7,15 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..paths import find_project_root, lcm_home, project_config_path
-from .schema import SETTINGS, Setting, parse_value
+from .registry import SettingsRegistry, collect_settings
+from .schema import Setting
+
+if TYPE_CHECKING:
+    from ..plugins import Plugins
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,19 +32,21 @@ class Config:
     project_root: Path
     values: Mapping[str, Resolved] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    settings: SettingsRegistry = field(default_factory=SettingsRegistry)
+    """The keys this run knows: the core's and the loaded plugins'."""
 
     def get(self, key: str) -> Any:
         try:
             return self.values[key].value
         except KeyError:
-            raise ConfigError(f"unknown configuration key {key!r}") from None
+            raise ConfigError(self.settings.unknown(key)) from None
 
     def source(self, key: str) -> str:
         return self.values[key].source
 
     def display(self, key: str) -> str:
         """The value as safe to print: secret-bearing values are masked."""
-        return display_value(SETTINGS[key], self.get(key))
+        return display_value(self.settings.lookup(key), self.get(key))
 
     @property
     def global_file(self) -> Path:
@@ -88,36 +94,45 @@ def load_config(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     files_only: bool = False,
+    plugins: Plugins | None = None,
 ) -> Config:
     """Resolve every key. ``overrides`` are command-line flags (highest precedence).
 
+    The keys are the core's plus those ``plugins`` declare; without ``plugins``
+    the plugins ``env`` selects are loaded for their declarations (plugin loading
+    reads only the environment, never the configuration, so it comes first).
     ``files_only`` stops after the configuration files (what ``lcm config get`` shows
     without ``--effective``): no ``LCM_*`` variables but ``LCM_HOME``, no flags.
     """
     environ = dict(os.environ if env is None else env)
+    if plugins is None:
+        from ..plugins import build_plugins
+
+        plugins = build_plugins(environ)
+    settings = collect_settings(plugins)
     home = lcm_home(environ)
     root = (project or find_project_root(cwd or Path.cwd())).resolve()
-    values: dict[str, Resolved] = {k: Resolved(s.default, "default") for k, s in SETTINGS.items()}
+    values: dict[str, Resolved] = {k: Resolved(s.default, "default") for k, s in settings.items()}
 
     for path, label in ((home / "config.toml", "global"), (project_config_path(root), "project")):
-        for key, raw in read_config_file(path).items():
-            values[key] = Resolved(check_value(key, raw, f"{label} file {path}"), f"{label}:{path}")
+        for key, raw in read_config_file(path, settings).items():
+            values[key] = Resolved(settings.parse(key, raw, f"{label} file {path}"), f"{label}:{path}")
 
     if files_only:
-        return Config(home=home, project_root=root, values=values, env=environ)
-    for key, setting in SETTINGS.items():
+        return Config(home=home, project_root=root, values=values, env=environ, settings=settings)
+    for key, setting in settings.items():
         for name in setting.env:
             if name in environ:
-                values[key] = Resolved(check_value(key, environ[name], f"environment {name}"), f"env:{name}")
+                values[key] = Resolved(settings.parse(key, environ[name], f"environment {name}"), f"env:{name}")
                 break
 
     for key, raw in (overrides or {}).items():
         if raw is not None:
-            values[key] = Resolved(check_value(key, raw, "command line"), "flag")
-    return Config(home=home, project_root=root, values=values, env=environ)
+            values[key] = Resolved(settings.parse(key, raw, "command line"), "flag")
+    return Config(home=home, project_root=root, values=values, env=environ, settings=settings)
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path, settings: SettingsRegistry) -> dict[str, Any]:
     """Flatten a TOML file into dotted keys; unknown keys are refused."""
     if not path.is_file():
         return {}
@@ -131,30 +146,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
             raise ConfigError(f"{path}: top-level key {section!r} must be a [section]")
         for name, raw in body.items():
             key = f"{section}.{name}"
-            if key not in SETTINGS:
-                raise ConfigError(f"{path}: unknown configuration key {key!r}{_suggest(key)}")
+            if key not in settings:
+                raise ConfigError(f"{path}: {settings.unknown(key)}")
             flat[key] = raw
     return flat
-
-
-def check_value(key: str, raw: Any, source: str) -> Any:
-    setting = SETTINGS.get(key)
-    if setting is None:
-        raise ConfigError(f"unknown configuration key {key!r} (from {source}){_suggest(key)}")
-    try:
-        return parse_value(setting, raw)
-    except ValueError as exc:
-        shown = display_value(setting, raw) if isinstance(raw, str) else repr(raw)
-        raise ConfigError(
-            f"{key} = {shown} (from {source}) is invalid: {exc}; allowed: {setting.describe_allowed()}"
-        ) from None
-
-
-def _suggest(key: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, list(SETTINGS), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:

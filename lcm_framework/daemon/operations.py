@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LcmError, NotFoundError, StorageUnavailableError
+from ..errors import NotFoundError, StorageUnavailableError
 from ..jsonable import to_jsonable
 from .restore import restore
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..extensions import Capability
     from ..ingest import FileReport
     from ..storage.contracts import ProjectStorage
 
@@ -111,9 +112,8 @@ def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens
     return {"session_id": session_id, **assembled.as_json()}
 
 
-def capability(app: App, name: str, args: Mapping[str, Any]) -> Any:
-    """Run a registered recall capability (lcm_grep, lcm_search, lcm_describe, lcm_expand)."""
-    found = app.plugins.capabilities().get(name)
-    if found is None:
-        raise LcmError(f"capability {name!r} is not registered (is the recall plugin installed?)")
-    return to_jsonable(found.handler(app, args))
+def capability(app: App, found: Capability, args: Mapping[str, Any]) -> Any:
+    """Run a registered capability with its arguments checked and completed (``capabilities.call``)."""
+    from ..capabilities import call
+
+    return to_jsonable(call(app, found, args))

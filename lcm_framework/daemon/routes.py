@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,6 @@ from .service import HOOK_EVENTS, DaemonService
 
 PROJECT = Field("project", Path, required=True)
 SESSION = Field("session_id", str)
-
-Handler = Callable[[Request], Awaitable[JSONResponse]]
-
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
     declared = request.headers.get("content-length")
@@ -157,16 +154,22 @@ async def stats(request: Request) -> JSONResponse:
     return JSONResponse({"projects": rows})
 
 
-def capability_route(name: str) -> Handler:
-    async def handler(request: Request) -> JSONResponse:
-        body = await read_body(request)
-        project = validate(body, [PROJECT], allow_extra=True)["project"]
-        args = {k: v for k, v in body.items() if k != "project"}
-        service = service_of(request)
-        app = service.app_for(project)
-        return JSONResponse({"result": await service.run(operations.capability, app, f"lcm_{name}", args)})
+async def capability_route(request: Request) -> JSONResponse:
+    """``POST /<name>``: the registered capability ``lcm_<name>`` (or ``<name>``), with ``project`` and the
+    capability's arguments, checked by its description as MCP checks them; ``{"result": ...}``."""
+    from starlette.exceptions import HTTPException
 
-    return handler
+    service = service_of(request)
+    name = request.path_params["name"]
+    found = service.plugins.capabilities()
+    capability = found.get(f"lcm_{name}") or found.get(name)
+    if capability is None:
+        raise HTTPException(404, f"no route or capability {name!r}")
+    body = await read_body(request)
+    project = validate(body, [PROJECT], allow_extra=True)["project"]
+    args = {k: v for k, v in body.items() if k != "project"}
+    app = service.app_for(project)
+    return JSONResponse({"result": await service.run(operations.capability, app, capability, args)})
 
 
 async def memory(request: Request) -> JSONResponse:
@@ -184,8 +187,8 @@ async def memory(request: Request) -> JSONResponse:
 
 
 def routes() -> Sequence[Route]:
-    recall = [Route(f"/{n}", capability_route(n), methods=["POST"])
-              for n in ("grep", "search", "describe", "expand", "store", "feedback")]
+    """The daemon's own routes, then every registered capability (``capabilities.route``: ``lcm_grep`` at
+    ``/grep``); a capability named like one of the daemon's routes is shadowed by it."""
     return [
         Route("/health", health, methods=["GET"]),
         Route("/status", status, methods=["GET", "POST"]),
@@ -197,5 +200,5 @@ def routes() -> Sequence[Route]:
         Route("/hook", hook, methods=["POST"]),
         Route("/memory", memory, methods=["POST"]),
         Route("/recall", recall_route, methods=["POST"]),
-        *recall,
+        Route("/{name:str}", capability_route, methods=["POST"]),
     ]

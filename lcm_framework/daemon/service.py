@@ -75,7 +75,7 @@ class DaemonService:
         root = project.resolve()
         app = self._apps.get(root)
         if app is None:
-            config = load_config(project=root, env=self.config.env, overrides=self.overrides)
+            config = load_config(project=root, env=self.config.env, overrides=self.overrides, plugins=self.plugins)
             app = self._apps.setdefault(root, App(config, self.plugins))
         return app
 

@@ -88,7 +88,7 @@ class RunContext:
         if root == config.project_root:
             return config
         flags = {key: r.value for key, r in config.values.items() if r.source == "flag"}
-        return load_config(project=root, env=config.env, overrides=flags)
+        return load_config(project=root, env=config.env, overrides=flags, plugins=self.app.plugins)
 
     def scrubber(self, root: Path) -> Scrubber:
         """The scrubber of the project at ``root`` (built once, before any source of it is read)."""

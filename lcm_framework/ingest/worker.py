@@ -31,8 +31,8 @@ def serve(inbox: Connection, outbox: Connection) -> None:
     assert isinstance(setup, WorkerSetup)
     _die_with_parent(setup.parent_pid)
     env = setup.env
-    app = App(load_config(project=setup.project_root, env=env, overrides=setup.flags),
-              build_plugins(env, stderr=io.StringIO()))  # the parent already reported plugin problems
+    plugins = build_plugins(env, stderr=io.StringIO())  # the parent already reported plugin problems
+    app = App(load_config(project=setup.project_root, env=env, overrides=setup.flags, plugins=plugins), plugins)
 
     def forward(event: ProgressEvent) -> None:
         outbox.send(("progress", event))

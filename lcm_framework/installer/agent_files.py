@@ -51,6 +51,7 @@ def add_mcp_server(data: dict[str, Any], spec: Mapping[str, Any], where: Path) -
 
 
 def has_mcp_server(data: Mapping[str, Any]) -> bool:
+    """Whether ``data`` holds LCM's own ``mcpServers`` entry."""
     servers = data.get("mcpServers")
     return isinstance(servers, dict) and jsonfile.is_our_mcp(servers.get(MCP_NAME))
 

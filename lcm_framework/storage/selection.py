@@ -1,49 +1,45 @@
-"""Choose and build the storage backend by name (stevedore over ``lcm_framework.storage``).
+"""Choose and build the storage backend by name, among those the plugins register.
 
-Only the chosen driver is imported, so a SQLite user never imports psycopg.
+A backend is declared once, by ``lcm_register_storage_backends``; its
+``factory`` imports the driver only when called, so a SQLite user never
+imports psycopg.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from ..errors import ConfigError, PluginError
+from ..errors import ConfigError, LcmError, PluginError
+from .checked import CheckedBackend
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..plugins import Plugins
     from .contracts import StorageBackendFactory
 
-NAMESPACE = "lcm_framework.storage"
 
+def open_backend(config: Config, name: str | None = None, *, plugins: Plugins | None = None) -> StorageBackendFactory:
+    """Build the factory of ``storage.backend`` (or ``name``), wrapped so the core validates every repository
+    call (``storage.checked``). Never falls back to another backend.
 
-def available_backends() -> list[str]:
-    """Names of installed storage drivers (reads entry-point metadata only)."""
-    from importlib.metadata import entry_points
+    Without ``plugins`` the plugins ``config.env`` selects are loaded.
+    """
+    if plugins is None:
+        from ..plugins import build_plugins
 
-    return sorted({ep.name for ep in entry_points(group=NAMESPACE)})
-
-
-def open_backend(config: Config, name: str | None = None) -> StorageBackendFactory:
-    """Build the factory of ``storage.backend`` (or ``name``). Never falls back to another backend."""
-    from stevedore import driver
-    from stevedore.exception import NoMatches
-
+        plugins = build_plugins(config.env)
     backend = name or str(config.get("storage.backend"))
-    try:
-        manager: driver.DriverManager = driver.DriverManager(
-            namespace=NAMESPACE,
-            name=backend,
-            invoke_on_load=False,
-            on_load_failure_callback=_raise_load_failure,
-        )
-    except NoMatches:
+    registered = plugins.storage_backends()
+    info = registered.get(backend)
+    if info is None:
         raise ConfigError(
-            f"storage.backend={backend!r} is not an installed backend "
-            f"(installed: {', '.join(available_backends()) or 'none'})"
-        ) from None
-    return cast("StorageBackendFactory", manager.driver(config))
-
-
-def _raise_load_failure(_manager: object, entrypoint: object, exc: BaseException) -> None:
-    name = getattr(entrypoint, "name", "?")
-    raise PluginError(f"storage backend {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
+            f"storage.backend={backend!r} is not provided by any loaded plugin "
+            f"(registered: {', '.join(sorted(registered)) or 'none'}; "
+            "check LCM_LOAD_PLUGINS / LCM_DISABLE_PLUGINS and `lcm plugins --all`)"
+        )
+    try:
+        return CheckedBackend(info.factory(config))
+    except LcmError:
+        raise
+    except ImportError as exc:
+        raise PluginError(f"storage backend {backend!r} failed to load: {type(exc).__name__}: {exc}") from exc

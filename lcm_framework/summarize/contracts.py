@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -39,6 +39,17 @@ class Summarizer(Protocol):
     def count_tokens(self, text: str) -> int:
         """Token estimate for this summarizer's model (characters/4 when unknown)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """What ``lcm doctor`` reports for a summarizer that defines the optional ``readiness(env)`` method
+    (e.g. whether the credential its provider needs is set). ``status``: ok, warn or fail."""
+
+    status: str
+    detail: str
+    fix: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
 
 
 SummarizerFactory = Callable[["Config"], Summarizer]

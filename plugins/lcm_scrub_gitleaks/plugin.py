@@ -11,13 +11,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import Setting, hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.extensions import CommandSpec, RulePack
+    from lcm_framework.plugin_api import CommandSpec, RulePack
+    from lcm_framework.plugin_api.app import Config
 
 BUILTIN_TOML = Path(__file__).parent / "rules" / "builtin.toml"
+SETTINGS = (
+    Setting("security.sensitive_patterns", list, [], "Extra regexes (RE2) whose matches are redacted."),
+    Setting("security.gitleaks_config", str, None, "A gitleaks TOML file loaded as an extra rule pack.",
+            nullable=True),
+)
+
+
+@hookimpl
+def lcm_register_settings(register: Callable[[Setting], None]) -> None:
+    for setting in SETTINGS:
+        register(setting)
 
 
 def builtin_pack() -> RulePack:

@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import ConfigError, SummarizerError, SummarizerUnavailableError
-from lcm_framework.summarize.tokens import count_tokens, load_litellm
+from lcm_framework.plugin_api import ConfigError, SummarizerError, SummarizerUnavailableError
+from lcm_framework.plugin_api.summarize import count_tokens, load_litellm
 
-from .credentials import scrub, secret_values
+from .credentials import readiness, scrub, secret_values
 from .normalize import response_text
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.summarize.contracts import SummaryRequest
+    from lcm_framework.plugin_api.app import Config
+    from lcm_framework.plugin_api.summarize import Readiness, SummaryRequest
 
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 30.0
@@ -107,6 +107,10 @@ class LitellmSummarizer:
         self.attempts = 0
         """Provider calls made by this instance (retries included)."""
         self._count_lock = threading.Lock()
+
+    def readiness(self, env: Mapping[str, str]) -> Readiness:
+        """For ``lcm doctor``: whether the provider's credential is set."""
+        return readiness(self.model, self.api_base, env)
 
     def count_tokens(self, text: str) -> int:
         return count_tokens(text, self.model)

@@ -75,15 +75,7 @@ def test_hook_lcm_register_formats() -> None:
     mapped = fmt.map_record({"speaker": "human", "text": "hello there", "chat": "c1"})
     assert mapped.session_id == "c1" and mapped.message is not None and mapped.message.role is Role.USER
     assert plugins.provenance("format") == {"chatlog/chatlog-jsonl/v1": "under_test"}
-
-
-def test_hook_lcm_sniff_format() -> None:
-    class P:
-        @hookimpl
-        def lcm_sniff_format(self, head: Any) -> str | None:
-            return "chatlog/chatlog-jsonl/v1" if ChatLogFormat().sniff(head) else None
-
-    plugins = only(P())
+    # detection goes through each registered format's sniff
     assert plugins.sniff_format([{"speaker": "human"}]) == "chatlog/chatlog-jsonl/v1"
     assert plugins.sniff_format([{"type": "user"}]) is None
 
@@ -143,24 +135,48 @@ def test_hook_lcm_register_prompt_sources() -> None:
     assert [s.name for s in sources] == ["high", "low"]
 
 
-def test_hook_lcm_register_storage_backends() -> None:
+def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
+    from lcm_framework.config import load_config
+    from lcm_framework.errors import ConfigError
+    from lcm_framework.storage.selection import open_backend
+
+    built: list[Any] = []
+
+    def factory(config: Any) -> Any:
+        built.append(config)
+        return "duckdb-factory"
+
     class P:
         @hookimpl
         def lcm_register_storage_backends(self, register: Any) -> None:
-            register(StorageBackendInfo(name="duckdb", description="DuckDB file per project"))
+            register(StorageBackendInfo(name="duckdb", description="DuckDB file per project", factory=factory))
 
-    assert only(P()).storage_backends()["duckdb"].description == "DuckDB file per project"
+    plugins = only(P())
+    assert plugins.storage_backends()["duckdb"].description == "DuckDB file per project"
+    config = load_config(project=tmp_path, plugins=plugins, overrides={"storage.backend": "duckdb"})
+    assert open_backend(config, plugins=plugins) == "duckdb-factory" and built == [config]
+    with pytest.raises(ConfigError, match=r"storage.backend='sqlite' is not provided by any loaded plugin "
+                                          r"\(registered: duckdb;"):
+        open_backend(config, "sqlite", plugins=plugins)
 
 
 def test_hook_lcm_register_capabilities() -> None:
+    from lcm_framework.capabilities import ArgumentError, call
+    from lcm_framework.extensions import Argument
+
     class P:
         @hookimpl
         def lcm_register_capabilities(self, register: Any) -> None:
-            register(Capability(name="lcm_echo", description="Echo.", parameters={"type": "object"},
+            register(Capability(name="lcm_echo", description="Echo.",
+                                arguments=(Argument("x", int, "A number.", default=3, maximum=9),),
                                 handler=lambda app, args: dict(args)))
 
     cap = only(P()).capabilities()["lcm_echo"]
-    assert cap.handler(None, {"x": 1}) == {"x": 1}  # type: ignore[arg-type]
+    assert call(None, cap, {"x": 1}) == {"x": 1} and call(None, cap, {}) == {"x": 3}  # type: ignore[arg-type]
+    assert cap.parameters["properties"]["x"] == {"type": "integer", "description": "A number.", "maximum": 9,
+                                                 "default": 3}
+    with pytest.raises(ArgumentError, match="x must be at most 9"):
+        call(None, cap, {"x": 10})  # type: ignore[arg-type]
 
 
 def test_hook_lcm_register_commands() -> None:
@@ -274,6 +290,25 @@ def test_doctor_reports_an_agent_whose_transcripts_no_plugin_reads(tmp_path: Pat
     (check,) = check_agents(app, env)
     app.close()
     assert check.status == "ok" and check.data["config_dir"] == str(tmp_path / ".dotagent")
+
+
+def test_hook_lcm_register_settings(tmp_path: Path) -> None:
+    from lcm_framework.config import Setting, load_config
+
+    class P:
+        @hookimpl
+        def lcm_register_settings(self, register: Any) -> None:
+            register(Setting("chatlog.token", str, None, "API token.", secret=True, nullable=True))
+            register(Setting("chatlog.page_size", int, 50, "Records per page.", minimum=1, maximum=500))
+
+    plugins = only(P())
+    assert set(plugins.settings()) == {"chatlog.token", "chatlog.page_size"}
+    assert plugins.provenance("setting") == {"chatlog.token": "under_test", "chatlog.page_size": "under_test"}
+    env = {"LCM_HOME": str(tmp_path / "h"), "LCM_CHATLOG_TOKEN": "tok-0123456789", "LCM_CHATLOG_PAGE_SIZE": "80"}
+    config = load_config(project=tmp_path, env=env, plugins=plugins)
+    assert (config.get("chatlog.page_size"), config.source("chatlog.page_size")) == (80, "env:LCM_CHATLOG_PAGE_SIZE")
+    assert config.display("chatlog.token") == "tok-***"
+    assert config.settings.owners["chatlog.token"] == "under_test" and config.settings.owners["daemon.port"] == "core"
 
 
 def test_every_hook_has_a_test_and_a_doc_entry() -> None:

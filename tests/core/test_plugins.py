@@ -154,7 +154,7 @@ def test_duplicate_registration_names_both_plugins() -> None:
 class _Backend:
     @hookimpl
     def lcm_register_storage_backends(self, register):  # type: ignore[no-untyped-def]
-        register(StorageBackendInfo(name="memory-test", description="test backend"))
+        register(StorageBackendInfo(name="memory-test", description="test backend", factory=lambda config: None))
 
 
 def test_storage_backend_descriptions_are_collected_with_provenance() -> None:

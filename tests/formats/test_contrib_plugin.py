@@ -47,7 +47,7 @@ def test_lcm_plugins_lists_the_installed_distribution(site: Path) -> None:
     assert gemini["distribution"] == "lcm-format-gemini"
     assert gemini["version"] == "0.1.0"
     assert gemini["builtin"] is False
-    assert gemini["hooks"] == ["lcm_register_agents", "lcm_register_formats", "lcm_sniff_format"]
+    assert gemini["hooks"] == ["lcm_register_agents", "lcm_register_formats"]
     assert gemini["registered"] == {"agents": ["gemini"], "formats": ["gemini-cli/gemini-jsonl/v1"]}
 
 

@@ -50,10 +50,6 @@ class ToyPlugin:
     def lcm_register_formats(self, register: Callable[[TranscriptFormat], None]) -> None:
         register(ToyFormat())
 
-    @hookimpl
-    def lcm_sniff_format(self, head: Sequence[Any]) -> str | None:
-        return ToyFormat.identity.identifier if ToyFormat().sniff(head) else None
-
 
 def test_plugin_format_imports_and_a_mapper_bug_fails_only_its_file(tmp_path: Path) -> None:
     proj = tmp_path / "proj"

@@ -266,30 +266,34 @@ def test_the_real_session_finds_what_its_sub_agents_wrote(tmp_path: Path) -> Non
 
 
 def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None:
-    from lcm_recall import tools
+    from lcm_framework.capabilities import ArgumentError
+    from lcm_framework.capabilities import call as run_tool
 
     current_layout(tmp_path / "claude", FINDINGS)
     app = make_app(tmp_path / "here")
+    tools = app.plugins.capabilities()
     try:
         import_sources(app, [project_dir(tmp_path / "claude")], project=app.config.project_root)
-        found = tools.lcm_grep(app, {"pattern": "lexer tables", "scope": "messages"})
+        found = run_tool(app, tools["lcm_grep"], {"pattern": "lexer tables", "scope": "messages"})
         hits = [h for p in found["projects"] for g in p["groups"] for h in g["hits"]]
         assert hits and all(h["subagent"]["tool_call_id"] == "toolu_task_a1b2c3d" for h in hits)
-        assert tools.lcm_grep(app, {"pattern": "lexer tables", "include_subagents": False})["projects"] == []
-        ranked = tools.lcm_search(app, {"query": "checkout flow"})["results"]
+        left_out = run_tool(app, tools["lcm_grep"], {"pattern": "lexer tables", "include_subagents": False})
+        assert left_out["projects"] == []
+        ranked = run_tool(app, tools["lcm_search"], {"query": "checkout flow"})["results"]
         assert ranked and ranked[0]["subagent"]["agent_id"] == "e4f5a6b"
-        assert tools.lcm_search(app, {"query": "checkout flow", "include_subagents": False})["results"] == []
-        with pytest.raises(tools.ToolArgumentError):
-            tools.lcm_grep(app, {"pattern": "x", "include_subagents": "no"})
+        left_out = run_tool(app, tools["lcm_search"], {"query": "checkout flow", "include_subagents": False})
+        assert left_out["results"] == []
+        with pytest.raises(ArgumentError):
+            run_tool(app, tools["lcm_grep"], {"pattern": "x", "include_subagents": "no"})
         with app.project() as st:
             link = _links(st)[f"{SESSION}/agent-a1b2c3d"]
         call = f"msg_{link.parent_message_id}"
-        described = tools.lcm_describe(app, {"id": call})["found"][0]
+        described = run_tool(app, tools["lcm_describe"], {"id": call})["found"][0]
         assert described["lineage"]["subagent_sessions"] == [f"{SESSION}/agent-a1b2c3d"]
-        expanded = tools.lcm_expand(app, {"id": call})["found"][0]
+        expanded = run_tool(app, tools["lcm_expand"], {"id": call})["found"][0]
         reached = [n for n in expanded["nodes"] if n["via"] == call]
         assert len(reached) == 4 and reached[0]["content"] == "Survey part a1b2c3d of the repository"
-        inner = tools.lcm_describe(app, {"id": reached[1]["id"]})["found"][0]
+        inner = run_tool(app, tools["lcm_describe"], {"id": reached[1]["id"]})["found"][0]
         assert inner["metadata"]["subagent_of"]["parent_message"] == call
     finally:
         app.close()

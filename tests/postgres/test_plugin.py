@@ -11,7 +11,9 @@ from tests.conftest import run_lcm
 
 def test_backend_and_commands_are_registered() -> None:
     plugins = build_plugins()
-    assert plugins.storage_backends()["postgresql"].settings_prefix == "postgresql."
+    assert "postgresql" in plugins.storage_backends()
+    plugins.settings()
+    assert plugins.provenance("setting")["postgresql.url"] == "postgres_storage"
     assert {"postgres", "machine", "project"} <= set(plugins.commands())
     assert plugins.provenance("command")["postgres"] == "postgres_storage"
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
 
-from lcm_framework.agents.contracts import AgentIntegration
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.transcripts.contracts import TranscriptFormat
+from lcm_framework.plugin_api import hookimpl
+from lcm_framework.plugin_api.agents import AgentIntegration
+from lcm_framework.plugin_api.formats import TranscriptFormat
 
 from .format import FORMAT
 
@@ -15,11 +14,6 @@ from .format import FORMAT
 @hookimpl
 def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
     register(FORMAT)
-
-
-@hookimpl
-def lcm_sniff_format(head: Sequence[Any]) -> str | None:
-    return FORMAT.identity.identifier if FORMAT.sniff(head) else None
 
 
 @hookimpl
