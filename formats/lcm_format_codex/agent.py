@@ -73,8 +73,8 @@ class Codex:
         current = tomlkeys.parse(tomlkeys.strip_legacy_markers(before or ""), what)
         server = tomlkeys.lookup(current, MCP_TABLE)
         notes: list[str] = []
+        keys = _trust_keys(trusted)
         if install:
-            keys = _trust_keys(trusted)
             if server is not None and not jsonfile.is_our_mcp(server):
                 notes.append("[mcp_servers.lcm] already exists and is not LCM's: left unchanged")
             else:
@@ -85,7 +85,6 @@ class Codex:
                 notes.append(f"trusting LCM's hooks in {config_path} ([hooks.state], as Codex's hook review does): "
                              "Codex runs no untrusted hook")
         else:
-            keys = _trust_keys(trusted)
             if server is not None and jsonfile.is_our_mcp(server):
                 keys += [tomlkeys.Key(MCP_TABLE, name, server[name]) for name in ("command", "args") if name in server]
             after = tomlkeys.remove(before, keys, what) if before is not None else None
