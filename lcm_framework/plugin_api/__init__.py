@@ -13,6 +13,7 @@ by job and import only what that job needs:
 ``...plugin_api.app``             the application handle commands and capabilities receive, config files
 ``...plugin_api.recall``          recall and memory operations for agent-facing capabilities
 ``...plugin_api.scrub``           the scrubber built from the loaded rule packs, audit marks
+``...plugin_api.agents``          the agent integration contract and the agent-file installing helpers
 ================================  ======================================================================
 
 Anything else in ``lcm_framework`` is internal and may change without notice; ``tests/core/test_boundaries.py``
