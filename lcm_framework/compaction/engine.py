@@ -3,11 +3,10 @@
 Each pass reads what it needs and calls the summarizer outside any
 transaction, renewing the lease. Summaries, their lineage and the context
 replacements are then written in ONE transaction that first checks the lease
-fence. Consecutive leaf passes of a sweep share one write until
-``FLUSH_AFTER_SECONDS`` of summarizer time (or ``settings.max_pending_passes``) have
-accumulated: with a fast summarizer a whole sweep is written at once, which lets
-the context replacements run last-first and shift only the rows after them;
-with an LLM at most ~30 s of summarization is ever at risk.
+fence. Consecutive leaf passes of a sweep share one write (``pending.py``): with
+a fast summarizer a whole sweep is written at once, which lets the context
+replacements run last-first and shift only the rows after them; with an LLM at
+most ~30 s of summarization is ever at risk.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from ..summarize.tokens import estimate_tokens
 from .escalation import LadderSettings, Outcome, summarize_with_escalation, truncation
 from .ids import summary_id
 from .locking import CompactionBusy, LeaseKeeper, exclusive
+from .pending import PendingWrites
 from .plan import ContextModel, Span
 from .segments import message_segment, summary_segment
 from .settings import CompactionReport, CompactionSettings, Mode
@@ -32,14 +32,13 @@ from .subagents import runs_note
 if TYPE_CHECKING:
     from ..app import App
     from ..largefiles import LargeFileStore
-    from ..storage.contracts import ProjectStorage, Repositories
+    from ..storage.contracts import ProjectStorage
     from ..storage.models import Message, Summary
     from ..summarize.contracts import Summarizer
     from ..summarize.prompts import PromptRenderer
 
 EXCERPT_CHARS = 24_000
 OFFLINE_SUMMARIZER = "extractive"  # what a run falls back to when the configured summarizer is unavailable
-FLUSH_AFTER_SECONDS = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +189,7 @@ class CompactionEngine:
             else:
                 run.full_sweep()
             if not dry_run:
-                run.flush()
+                run.pending.flush()
             report.tokens_after = run.model.total_tokens
 
 
@@ -210,8 +209,8 @@ class _Run:
         self.cid = report.conversation_id
         self.contents: dict[str, Summary] = {}
         self.texts: dict[str, str] = {}
-        self.pending: list[_Pending] = []
-        self.unflushed_seconds = 0.0
+        self.pending = PendingWrites(storage, self.cid, keeper, report, self.settings.max_pending_passes,
+                                     self.contents)
         started = time.perf_counter()
         items = storage.context.list_items(self.cid)
         summary_ids = [i.summary_id for i in items if i.summary_id is not None]
@@ -286,7 +285,7 @@ class _Run:
 
     def condense_pass(self, max_source_depth: int | None) -> PassResult | None:
         if not self.dry_run:
-            self.flush()  # condensation reads its parents back from storage
+            self.pending.flush()  # condensation reads its parents back from storage
         span = self.model.condensation_span(self.settings.limits, max_source_depth)
         if span is None:
             return None
@@ -381,63 +380,10 @@ class _Run:
             return PassResult("", span.depth, before, before)
         record = replace(new, summary_id=summary_id(text, self.engine.next_stamp()), content=text, token_count=tokens)
         start, end = self.model.ordinal(span.start), self.model.ordinal(span.end)
-        if self.pending and start <= self.pending[-1].at:
-            self.flush()  # only spans after every pending one can share a write
-        shift = self._shift()
-        self.pending.append(
-            _Pending(record, start + shift, end + shift, start, result.outcome.value, result.failures)
-        )
         self.texts[record.summary_id] = record.content
         self.model.replace(span, record.summary_id, record.token_count)
-        self.unflushed_seconds += time.perf_counter() - started
-        if len(self.pending) >= self.settings.max_pending_passes or self.unflushed_seconds >= FLUSH_AFTER_SECONDS:
-            self.flush()
+        self.pending.add(record, start, end, result.outcome.value, result.failures, time.perf_counter() - started)
         return PassResult(record.summary_id, span.depth, before, record.token_count)
-
-    def _shift(self) -> int:
-        """How far ordinals after every pending span have moved down since the last write."""
-        return sum(p.end - p.start for p in self.pending)
-
-    def flush(self) -> None:
-        """Write the pending summaries, lineage and context replacements in ONE fenced transaction.
-
-        Replacements run from the last span to the first so each one shifts as few rows as possible;
-        the result equals applying them one by one in order.
-        """
-        if not self.pending:
-            return
-        assert self.keeper is not None
-        self.keeper.renew_if_due()
-        lease = self.keeper.lease
-        pending = list(self.pending)
-
-        def write(repos: Repositories) -> list[Summary]:
-            repos.coordination.check_fence(lease)
-            created = [repos.summaries.create_summary(p.record) for p in pending]
-            for p in reversed(pending):
-                repos.context.replace_range(self.cid, p.start, p.end, p.record.summary_id)
-            return created
-
-        started = time.perf_counter()
-        created = self.storage.transaction(write)
-        self.report.storage_seconds += time.perf_counter() - started
-        self.pending.clear()
-        self.unflushed_seconds = 0.0
-        for summary, p in zip(created, pending, strict=True):
-            self.contents[summary.summary_id] = summary
-            self.report.note_pass(summary.depth, p.outcome, p.failures)
-
-
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """A summarized span waiting for the batch write (``start``/``end``: ordinals as currently stored)."""
-
-    record: NewSummary
-    start: int
-    end: int
-    at: int  # ordinal of the new summary item in the local model
-    outcome: str
-    failures: tuple[str, ...]
 
 
 __all__ = ["CompactionEngine", "Mode", "Outcome", "PassResult"]

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
-from ..errors import ConfigError, DataValidationError, LcmError, StorageUnavailableError, TranscriptError
+from ..errors import DataValidationError, LcmError, StorageUnavailableError, TranscriptError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
+from .consumer import OutboxConsumer
 
 if TYPE_CHECKING:
     from ..app import App
@@ -42,10 +43,6 @@ HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
     "PostCompact": ("ingest", None),
     "SessionEnd": ("ingest", "full"),
 }
-PERMANENT_ERRORS = (TranscriptError, DataValidationError, ConfigError)
-DRAIN_BATCH = 50
-DRAIN_INTERVAL_S = 2.0
-KEEP_PROCESSED_S = 7 * 24 * 3600.0
 
 
 class DaemonService:
@@ -60,10 +57,7 @@ class DaemonService:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
-        self._drain_wakeup = asyncio.Event()
-        self._consumer: asyncio.Task[None] | None = None
-        self._closing = False
-        self.drained_events = 0
+        self.consumer = OutboxConsumer(config.home, self.run, self.hook, _describe, _code)
 
     # --- projects and threads ----------------------------------------------
 
@@ -244,56 +238,14 @@ class DaemonService:
     # --- the outbox consumer -----------------------------------------------
 
     def wake_consumer(self) -> None:
-        self._drain_wakeup.set()
+        self.consumer.wake()
 
     def start_consumer(self) -> None:
-        self._consumer = asyncio.ensure_future(self._consume())
-
-    async def _consume(self) -> None:
-        while not self._closing:
-            try:
-                await self.drain_outbox()
-            except Exception as exc:
-                log.warning("outbox drain failed: %s", _describe(exc))
-            try:
-                await asyncio.wait_for(self._drain_wakeup.wait(), timeout=DRAIN_INTERVAL_S)
-            except TimeoutError:
-                pass
-            self._drain_wakeup.clear()
+        self.consumer.start()
 
     async def drain_outbox(self) -> int:
-        """Process due outbox events in sequence order (bounded batches); returns how many were processed."""
-        path = outbox_path(self.config.home)
-        if not path.exists():
-            return 0
-        done = 0
-        box = await self.run(Outbox, path)
-        try:
-            while not self._closing:
-                batch = await self.run(box.ready, limit=DRAIN_BATCH)
-                if not batch:
-                    break
-                for item in batch:
-                    if self._closing:
-                        break
-                    try:
-                        await self.hook(item.event, item.payload)
-                    except PERMANENT_ERRORS as exc:
-                        await self.run(box.mark_processed, item.uuid, error_code=_code(exc))
-                    except Exception as exc:
-                        await self.run(box.mark_failed, item.uuid, _code(exc))
-                        log.warning("outbox event %s failed (%s); will retry", item.seq, _code(exc))
-                    else:
-                        await self.run(box.mark_processed, item.uuid)
-                        done += 1
-                if len(batch) < DRAIN_BATCH:
-                    break
-            if done:
-                await self.run(box.prune_processed, older_than_s=KEEP_PROCESSED_S)
-        finally:
-            await self.run(box.close)
-        self.drained_events += done
-        return done
+        """Process due outbox events now (see ``OutboxConsumer.drain``)."""
+        return await self.consumer.drain()
 
     def status(self) -> dict[str, Any]:
         return {
@@ -305,20 +257,14 @@ class DaemonService:
             "in_flight": self._in_flight,
             "background_tasks": len(self._tasks),
             "outbox": backlog_report(self.config.home),
-            "drained_events": self.drained_events,
+            "drained_events": self.consumer.drained_events,
         }
 
     # --- shutdown -----------------------------------------------------------
 
     async def close(self, *, drain_timeout_s: float = 30.0) -> None:
         """Stop the consumer, let background work finish (bounded), then close every project's storage."""
-        self._closing = True
-        self._drain_wakeup.set()
-        if self._consumer is not None:
-            try:
-                await asyncio.wait_for(self._consumer, timeout=drain_timeout_s)
-            except (TimeoutError, asyncio.CancelledError):
-                self._consumer.cancel()
+        await self.consumer.stop(drain_timeout_s)
         if self._tasks:
             _done, pending = await asyncio.wait(set(self._tasks), timeout=drain_timeout_s)
             for task in pending:

@@ -18,28 +18,29 @@ The flow per file (see ``docs/import.md``):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConflictError, LcmError, StorageError
-from ..storage.contracts import ProjectStorage, Repositories
+from ..errors import LcmError
 from ..storage.models import Checkpoint, ProjectRef
-from ..transcripts.contracts import MappedRecord, SpawnedBy, SubagentFormat, TranscriptFormat
+from ..transcripts.contracts import SpawnedBy, SubagentFormat, TranscriptFormat
 from ..transcripts.reader import ParsedRecord, RejectedRecord, read_records
-from .batch import Accepted, BatchOutcome, BatchTarget, Quarantined, StaleKeySet, with_seq, write_batch
+from .batch import Accepted, BatchOutcome, Quarantined
+from .commit import BatchCommitter, CasConflict
 from .context import RunContext
 from .discovery import SourceSpec
 from .errors import CheckpointConflictError, IngestError, SourceChangedError, UnknownFormatError
+from .prefix import PrefixHash
+from .records import Item, RecordProcessor, map_record
 from .report import FileError, FileReport, ProgressEvent
-from .runs import Run, Runs, file_run
+from .resume import ResumePoint, resume_point
+from .runs import Runs, file_run
 from .source import CHUNK, BoundSource
-from .state import CheckpointState, Counters, IngestKeys, key_version, resumable_counters, source_key
+from .state import Counters, IngestKeys, key_version, source_key
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber
@@ -50,12 +51,6 @@ HEAD_BUFFER = 64 * 1024
 """Read buffer when only the first records matter (format sniffing, the session's identity)."""
 MAX_CHANGED_ATTEMPTS = 3
 MAX_CONFLICT_ATTEMPTS = 30
-
-Item = Accepted | Quarantined
-
-
-class _CasConflict(Exception):
-    """Another writer advanced this source's checkpoint: start over from the new one."""
 
 
 class _Rescan(Exception):
@@ -82,7 +77,7 @@ def import_spec(ctx: RunContext, spec: SourceSpec, *, format_id: str | None = No
             changed += 1
             if changed >= MAX_CHANGED_ATTEMPTS:
                 return _fail(report, exc)
-        except _CasConflict:
+        except CasConflict:
             conflicts += 1
             if conflicts >= MAX_CONFLICT_ATTEMPTS:
                 return _fail(report, CheckpointConflictError("other writers kept advancing this source",
@@ -104,7 +99,7 @@ def _fail(report: FileReport, exc: LcmError) -> FileReport:
 
 
 class _FileImport:
-    """One attempt at one bound source."""
+    """One attempt at one bound source: what it is, where it resumes, then its batches."""
 
     def __init__(self, ctx: RunContext, source: BoundSource, report: FileReport, format_id: str | None,
                  force_rescan: bool) -> None:
@@ -113,9 +108,8 @@ class _FileImport:
         self.report = report
         self.format_id = format_id
         self.force_rescan = force_rescan
-        self.stored_keys: set[str] | None = None
-        self.hasher = hashlib.sha256()
-        self.hashed_upto = 0
+        self.prefix = PrefixHash(source)
+        self.committer: BatchCommitter | None = None
 
     # --- set-up ---------------------------------------------------------------
 
@@ -154,20 +148,13 @@ class _FileImport:
             if not isinstance(rec, ParsedRecord):
                 continue
             try:
-                mapped = self._map(fmt, scrubber.scrub_record(rec.value).value)
+                mapped = map_record(fmt, scrubber.scrub_record(rec.value).value, self.src.locator)
             except ScrubRejected:
                 continue
             session_id = session_id or mapped.session_id
             cwd = cwd or mapped.cwd
             spawned_by = spawned_by or mapped.spawned_by
         return session_id or Path(self.src.locator).stem, cwd, spawned_by
-
-    def _map(self, fmt: TranscriptFormat, value: Any) -> MappedRecord:
-        try:
-            return fmt.map_record(value)
-        except Exception as exc:  # a format plugin broke its "never raises" contract
-            raise IngestError(f"format {fmt.identity.identifier} failed to map a record ({type(exc).__name__})",
-                              locator=self.src.locator, code="format_error") from None
 
     def _project_root(self, cwd: str | None) -> Path:
         if self.ctx.options.project is not None:
@@ -190,93 +177,58 @@ class _FileImport:
         self.fmt = fmt
         session_id, cwd, spawned_by = self._identity(fmt, ctx.scrubber(ctx.app.config.project_root))
         ref: ProjectRef = ctx.project_ref(self._project_root(cwd))
-        self.main: Run = file_run(session_id, spawned_by)
-        self.runs = Runs(session_id, whole_file_is_a_run=spawned_by is not None)
-        self.spawn_of = fmt.spawn if isinstance(fmt, SubagentFormat) else None
-        report.project_root, report.project_id, report.session_id = ref.root, ref.project_id, self.main.session_id
-        self.ref, self.session_id = ref, session_id
-        self.storage: ProjectStorage | None = ctx.storage(ref)
-        self.scrubber = ctx.scrubber(Path(ref.root))
-        self.key = source_key(fmt.identity.client_name, src.locator)
-        cp = self.storage.native_transcripts.get_checkpoint(self.key) if self.storage else None
-        self.keys = IngestKeys(fmt.identity, session_id, src.locator, key_version(cp))
-        self.expected = cp
-        self.conversation_id = _conversation_id(cp, session_id)
-        report.conversation_id = report.conversation_id or self.conversation_id
+        main = file_run(session_id, spawned_by)
+        runs = Runs(session_id, whole_file_is_a_run=spawned_by is not None)
+        report.project_root, report.project_id, report.session_id = ref.root, ref.project_id, main.session_id
+        self.ref = ref
+        storage = ctx.storage(ref)
+        scrubber = ctx.scrubber(Path(ref.root))
+        key = source_key(fmt.identity.client_name, src.locator)
+        cp = storage.native_transcripts.get_checkpoint(key) if storage else None
+        keys = IngestKeys(fmt.identity, session_id, src.locator, key_version(cp))
+        conversation_id = _conversation_id(cp, session_id)
+        report.conversation_id = report.conversation_id or conversation_id
         src.check()
-        counters, start, first_ordinal, replay_until = self._resume_point(cp)
-        if counters is None:
+        point = resume_point(cp, self.prefix, force_rescan=self.force_rescan, session_id=session_id,
+                             fmt=fmt.identity, scrubber_version=scrubber.version, cache=ctx.cache,
+                             project_id=ref.project_id)
+        if point.counters is None:
             report.status = "unchanged"
             return
-        if self.resumed:
-            report.resumed_from = max(report.resumed_from, start if replay_until < 0 else replay_until)
+        if point.resumed:
+            report.resumed_from = max(report.resumed_from, point.start if point.replay_until < 0
+                                      else point.replay_until)
         else:
             report.rescanned = report.rescanned or cp is not None
-        self.base = cp if self.resumed else None
-        self._stream(counters, start, first_ordinal, replay_until)
+        if storage is not None:
+            self.committer = BatchCommitter(
+                storage, key=key, src=src, session_id=session_id, fmt=fmt.identity,
+                scrubber_version=scrubber.version, key_version=keys.version, main=main, runs=runs,
+                spawn_of=fmt.spawn if isinstance(fmt, SubagentFormat) else None, expected=cp,
+                base=cp if point.resumed else None, conversation_id=conversation_id)
+        self.expected = cp
+        processor = RecordProcessor(fmt, scrubber, runs, keys, src.locator, point.counters)
+        self._stream(processor, point)
 
-    def _resume_point(self, cp: Checkpoint | None) -> tuple[Counters | None, int, int, int]:
-        """``(counters, start, first_ordinal, replay_until)``; counters None means nothing new to read.
-
-        ``replay_until >= 0``: read from 0 and replay records ending at or
-        before it; ``-1``: no replay (fresh, rescan, or cached counters).
-        """
-        fresh = (Counters(), 0, 0, -1)
-        self.resumed = False
-        if cp is None or self.force_rescan:
-            return fresh
-        saved = resumable_counters(cp, session_id=self.session_id, fmt=self.fmt.identity,
-                                   scrubber_version=self.scrubber.version)
-        if saved is None or cp.byte_offset > self.src.size:
-            return fresh
-        self.src.digest_range(self.hasher, 0, cp.byte_offset)
-        self.hashed_upto = cp.byte_offset
-        if self.hasher.hexdigest() != cp.prefix_sha256:
-            self._reset_hash()
-            return fresh
-        offset = cp.byte_offset
-        if saved.open_tail:
-            nxt = self.src.read_at(offset, 1)
-            if nxt not in (b"", b"\n"):
-                self._reset_hash()
-                return fresh  # the unterminated last line grew: the prefix record changed
-            offset += len(nxt)
-        if offset >= self.src.size:
-            return None, offset, 0, -1
-        self.saved = saved
-        self.resumed = True
-        cached = self.ctx.cache.get(self.ref.project_id, cp)
-        if cached is not None and (cached.next_seq, cached.next_ordinal, cached.runs) == (
-                saved.next_seq, saved.next_ordinal, saved.runs):
-            return cached, offset, saved.next_ordinal, -1
-        return Counters(), 0, 0, offset
-
-    def _reset_hash(self) -> None:
-        self.hasher = hashlib.sha256()
-        self.hashed_upto = 0
-
-    def _stream(self, counters: Counters, start: int, first_ordinal: int, replay_until: int) -> None:
-        from ..scrub import ScrubRejected
-
-        self.counters = counters
-        self.ScrubRejected = ScrubRejected
+    def _stream(self, processor: RecordProcessor, point: ResumePoint) -> None:
+        counters = processor.counters
         ends_with_newline = self.src.size == 0 or self.src.read_at(self.src.size - 1, 1) == b"\n"
         batch: list[Item] = []
         batch_bytes = 0
-        replaying = replay_until >= 0
+        replaying = point.replay_until >= 0
         limit = self.ctx.options.batch_size
         submitted = False
-        for rec in self._records(start, first_ordinal):
+        for rec in self._records(point.start, point.first_ordinal):
             if replaying:
-                if rec.end <= replay_until:
-                    self._replay(rec)
+                if rec.end <= point.replay_until:
+                    processor.replay(rec)
                     continue
-                self._end_replay()
+                _end_replay(counters, point)
                 replaying = False
             unterminated = rec.end == self.src.size and not ends_with_newline
             if unterminated and isinstance(rec, RejectedRecord):
                 break  # an incomplete last line: left for a later run, never quarantined
-            item = self._process(rec)
+            item = processor.process(rec)
             counters.open_tail = unterminated
             batch.append(item)
             batch_bytes += len(item.payload_json) if isinstance(item, Accepted) else 0
@@ -285,49 +237,14 @@ class _FileImport:
                 submitted = True
                 batch, batch_bytes = [], 0
         if replaying:
-            self._end_replay()
+            _end_replay(counters, point)
         if batch or (not submitted and not self.ctx.options.dry_run
-                     and (self.expected is None or not self.resumed)):
+                     and (self.expected is None or not point.resumed)):
             # (an empty batch: a verified empty or emptied source still records its checkpoint)
             self._flush(batch, counters.snapshot())
-        self._verify_committed()
+        self.prefix.verify()
         if self.expected is not None and not self.ctx.options.dry_run:
             self.ctx.cache.put(self.ref.project_id, self.expected, counters)
-
-    def _replay(self, rec: ParsedRecord | RejectedRecord) -> None:
-        if isinstance(rec, ParsedRecord):
-            self._process(rec)
-        self.counters.next_ordinal = rec.ordinal + 1
-
-    def _end_replay(self) -> None:
-        saved, now = self.saved, self.counters
-        if (now.next_seq, now.next_ordinal, now.runs) != (saved.next_seq, saved.next_ordinal, saved.runs):
-            raise _Rescan
-
-    def _process(self, rec: ParsedRecord | RejectedRecord) -> Item:
-        counters = self.counters
-        counters.next_ordinal = rec.ordinal + 1
-        if isinstance(rec, RejectedRecord):
-            return Quarantined(rec.ordinal, rec.end, rec.reason.value, rec.raw_sha256)
-        try:
-            scrubbed = self.scrubber.scrub_record(rec.value)
-        except self.ScrubRejected as exc:
-            reason = getattr(exc, "reason", "residual-secret")
-            return Quarantined(rec.ordinal, rec.end, getattr(reason, "value", str(reason)), rec.raw_sha256)
-        mapped = self._map(self.fmt, scrubbed.value)
-        message = None
-        run = self.runs.key(mapped, counters)
-        if mapped.message is not None:
-            if run is None:
-                message = with_seq(mapped.message, counters.next_seq)
-                counters.next_seq += 1
-            else:
-                seq = counters.runs.get(run, 0)
-                message = with_seq(mapped.message, seq)
-                counters.runs[run] = seq + 1
-        key = self.keys.key(scrubbed.sha256, counters.occurrence(scrubbed.sha256))
-        return Accepted(rec.ordinal, rec.end, scrubbed.canonical_json, scrubbed.sha256, key,
-                        scrubbed.redactions, message, run)
 
     # --- batches -----------------------------------------------------------------
 
@@ -341,66 +258,20 @@ class _FileImport:
         quarantined = [i for i in batch if isinstance(i, Quarantined)]
         end = batch[-1].end if batch else 0
         src.check()
-        src.digest_range(self.hasher, self.hashed_upto, end)
-        self.hashed_upto = end
+        self.prefix.extend(end)
         if ctx.options.dry_run:
             self._count(batch, accepted, quarantined, None)
             return
-        assert self.storage is not None
+        assert self.committer is not None
         if quarantined:
             ctx.quarantine(self.ref.project_id, self.fmt.identity.client_name).add(
                 (src.locator, q.ordinal, q.reason, q.raw_sha256) for q in quarantined
             )
-        outcome = self._commit(accepted, quarantined, end, batch[-1].ordinal if batch else 0, position)
+        outcome = self.committer.commit(accepted, quarantined, end, batch[-1].ordinal if batch else 0, position,
+                                        self.prefix.hexdigest())
+        self.expected = outcome.checkpoint
         src.check()  # a change while the commit was pending fails the run (the next run converges)
         self._count(batch, accepted, quarantined, outcome)
-
-    def _commit(self, accepted: list[Accepted], quarantined: list[Quarantined], end: int,
-                last_ordinal: int, position: tuple[int, int, bool, dict[str, int]]) -> BatchOutcome:
-        assert self.storage is not None
-        expected = self.expected
-        base = self.base
-        prefix = self.hasher.copy().hexdigest()
-        next_seq, next_ordinal, open_tail, runs = position
-        state = CheckpointState(self.session_id, self.fmt.identity, self.src.identity, self.conversation_id,
-                                next_seq, next_ordinal, open_tail, key_version=self.keys.version, runs=runs)
-
-        def checkpoint(inserted: int, skipped: int, conversation_id: int | None) -> Checkpoint:
-            return Checkpoint(
-                source_key=self.key,
-                revision=(expected.revision + 1) if expected else 1,
-                byte_offset=end,
-                prefix_sha256=prefix,
-                scrubber_version=self.scrubber.version,
-                last_source_ordinal=last_ordinal,
-                imported=(base.imported if base else 0) + inserted,
-                skipped=(base.skipped if base else 0) + skipped,
-                quarantined=(base.quarantined if base else 0) + len(quarantined),
-                state_json=replace(state, conversation_id=conversation_id).to_json(),
-            )
-
-        while True:
-            target = BatchTarget(self.key, self.src.locator, self.session_id, self.fmt.identity,
-                                 self.scrubber.version, expected, checkpoint, self.conversation_id, self.main,
-                                 self.runs.run, self.spawn_of)
-            try:
-                outcome = _transaction(self.storage, lambda repos, t=target: write_batch(
-                    repos, accepted, t, self.stored_keys))
-            except StaleKeySet:
-                self.stored_keys = {r.ingest_key for r in self.storage.native_transcripts.list_by_source(
-                    self.src.locator)}
-                continue
-            except ConflictError:
-                if self.storage.native_transcripts.get_checkpoint(self.key) != expected:
-                    raise _CasConflict from None
-                raise
-            break
-        self.conversation_id = outcome.conversation_id
-        self.expected = outcome.checkpoint
-        self.base = outcome.checkpoint
-        if self.stored_keys is not None:
-            self.stored_keys.update(a.ingest_key for a in accepted)
-        return outcome
 
     def _count(self, batch: list[Item], accepted: list[Accepted], quarantined: list[Quarantined],
                outcome: BatchOutcome | None) -> None:
@@ -421,38 +292,18 @@ class _FileImport:
             report.conversation_id = outcome.conversation_id or report.conversation_id
             for session_id, (conversation_id, new) in outcome.runs.items():
                 report.runs[session_id] = (conversation_id, report.runs.get(session_id, (0, 0))[1] + new)
-        report.bytes_read = self.hashed_upto
+        report.bytes_read = self.prefix.upto
         progress = self.ctx.options.progress
         if progress is not None:
-            progress(ProgressEvent("bytes", Path(report.path), self.hashed_upto, self.src.size))
-
-    def _verify_committed(self) -> None:
-        """Rehash the whole committed range once more: a same-size rewrite cannot hide behind times."""
-        if self.hashed_upto and self.src.prefix_sha256(self.hashed_upto) != self.hasher.hexdigest():
-            raise SourceChangedError("bytes changed while being imported", locator=self.src.locator)
-        self.src.check()
+            progress(ProgressEvent("bytes", Path(report.path), self.prefix.upto, self.src.size))
 
 
-def _transaction(storage: ProjectStorage, fn: Any) -> BatchOutcome:
-    """Run ``fn`` in one transaction, re-raising our own signals unwrapped whatever the backend does."""
-    raised: list[BaseException] = []
-
-    def body(repos: Repositories) -> BatchOutcome:
-        try:
-            result: BatchOutcome = fn(repos)
-            return result
-        except (StaleKeySet, IngestError) as exc:
-            raised.append(exc)
-            raise
-
-    try:
-        return storage.transaction(body)
-    except StorageError:
-        if raised:
-            raise raised[0] from None
-        raise
-    except StaleKeySet:
-        raise
+def _end_replay(counters: Counters, point: ResumePoint) -> None:
+    """The replayed prefix must reproduce the checkpoint's counters, else the source is rescanned."""
+    saved = point.saved
+    assert saved is not None
+    if (counters.next_seq, counters.next_ordinal, counters.runs) != (saved.next_seq, saved.next_ordinal, saved.runs):
+        raise _Rescan
 
 
 def _conversation_id(cp: Checkpoint | None, session_id: str) -> int | None:

@@ -8,7 +8,7 @@ from typing import Any
 from lcm_framework.plugin_api.storage import ContextItem, ContextItemKind
 
 from .base import Repository
-from .conversations import lock_conversation
+from .locks import lock_conversation
 
 _TOKENS = "coalesce(m.token_count, s.token_count, 0)"
 _JOINED = """

@@ -8,12 +8,10 @@ converge; append locks the conversation row so sequences stay contiguous.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.plugin_api.storage import (
-    SUBAGENT_LINK_FIELDS,
     Conversation,
     DeleteResult,
     Message,
@@ -21,37 +19,26 @@ from lcm_framework.plugin_api.storage import (
     NewMessage,
     PartKind,
     Role,
-    SubagentLink,
     effective_limit,
-    merged_link,
 )
 
-from .base import Repository, utc, utc_required
+from .base import utc, utc_required
+from .locks import advisory_key, lock_conversation
+from .subagent_links import PgSubagentLinks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
 _MESSAGE_COLUMNS = "message_id, conversation_id, seq, role, content, token_count, created_at"
 _MESSAGE = f"SELECT {_MESSAGE_COLUMNS} FROM messages"
 _PART_COLUMNS = "part_id, message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata"
-_LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
-_LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
 
 def part_id(message_id: int, ordinal: int) -> str:
     return f"part_{message_id}_{ordinal}"
 
 
-def advisory_key(*parts: str) -> int:
-    """A signed 64-bit advisory-lock key for a tuple of identity strings."""
-    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+class PgConversations(PgSubagentLinks):
+    """Conversations, messages and message parts (the sub-agent links come from ``PgSubagentLinks``)."""
 
-
-def lock_conversation(cur: Any, project_id: str, conversation_id: int) -> None:
-    """Per-conversation mutual exclusion until the end of the transaction (needs no table privilege)."""
-    cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("conversation", project_id, str(conversation_id)),))
-
-
-class PgConversations(Repository):
     domain = "conversations"
 
     def _conversation(self, row: Sequence[Any]) -> Conversation:
@@ -101,59 +88,6 @@ class PgConversations(Repository):
                     "RETURNING conversation_id, session_id, title, created_at", (self._project, session_id, title))
         return self._conversation(cur.fetchone())
 
-    # --- sub-agent links ---------------------------------------------------
-
-    def _link(self, row: Sequence[Any]) -> SubagentLink:
-        def maybe(value: Any) -> int | None:
-            return None if value is None else self._int(value)
-
-        return SubagentLink(self._int(row[0]), row[1], row[2], row[3], row[4], maybe(row[5]), maybe(row[6]), row[7])
-
-    def link_subagent(self, link: SubagentLink) -> SubagentLink:
-        with self._cursor() as cur:
-            self._lock_parent(cur, link.parent_session_id)
-            self._lock_conversation(cur, link.child_conversation_id)
-            if link.parent_conversation_id is not None:
-                cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s",
-                            (link.parent_conversation_id, self._project))
-                if cur.fetchone() is None:
-                    raise self._not_found("conversation")
-            if link.parent_message_id is not None:
-                cur.execute("SELECT 1 FROM messages WHERE message_id = %s AND project_id = %s",
-                            (link.parent_message_id, self._project))
-                if cur.fetchone() is None:
-                    raise self._not_found("message")
-            cur.execute(f"{_LINK} WHERE project_id = %s AND child_conversation_id = %s",
-                        (self._project, link.child_conversation_id))
-            row = cur.fetchone()
-            stored = merged_link(None if row is None else self._link(row), link)
-            values = [getattr(stored, f) for f in SUBAGENT_LINK_FIELDS]
-            updates = ", ".join(f"{f} = excluded.{f}" for f in SUBAGENT_LINK_FIELDS[1:])
-            cur.execute(f"INSERT INTO subagent_links (project_id, {_LINK_COLUMNS}) VALUES "
-                        f"(%s, {', '.join('%s' for _ in values)}) "
-                        f"ON CONFLICT (child_conversation_id) DO UPDATE SET {updates}", (self._project, *values))
-        return stored
-
-    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
-        with self._cursor() as cur:
-            cur.execute(f"{_LINK} WHERE project_id = %s AND child_conversation_id = %s",
-                        (self._project, child_conversation_id))
-            row = cur.fetchone()
-        return None if row is None else self._link(row)
-
-    def _lock_parent(self, cur: Any, parent_session_id: str) -> None:
-        """Runs of one parent session are linked one transaction at a time (a run and its parent stored by
-        two processes at once find each other: the second waits, then sees the first's rows)."""
-        cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("subagents", self._project, parent_session_id),))
-
-    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        with self._cursor() as cur:
-            if parent_session_id is not None:
-                self._lock_parent(cur, parent_session_id)
-            cur.execute(f"{_LINK} WHERE project_id = %s AND (%s::text IS NULL OR parent_session_id = %s) "
-                        "ORDER BY child_conversation_id", (self._project, parent_session_id, parent_session_id))
-            return [self._link(r) for r in cur.fetchall()]
-
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
@@ -178,12 +112,6 @@ class PgConversations(Repository):
                 raise self._conflict("a message with this seq already exists", "duplicate")
             return self._store(cur, conversation_id, messages, seqs)
 
-    def _lock_conversation(self, cur: Any, conversation_id: int) -> None:
-        lock_conversation(cur, self._project, conversation_id)
-        cur.execute("SELECT 1 FROM conversations WHERE conversation_id = %s AND project_id = %s",
-                    (conversation_id, self._project))
-        if cur.fetchone() is None:
-            raise self._not_found("conversation")
 
     def _store(self, cur: Any, conversation_id: int, messages: Sequence[NewMessage],
                seqs: list[int]) -> list[Message]:

@@ -23,7 +23,7 @@ from lcm_framework.plugin_api.storage import (
 )
 
 from .base import Repository, utc, utc_required
-from .conversations import advisory_key
+from .locks import advisory_key
 
 _COLUMNS = ("transcript_id, ingest_key, client_name, format_name, format_version, native_session_id, "
             "source_locator, source_ordinal, payload_json, content_sha256, scrubber_version, observed_at, "
