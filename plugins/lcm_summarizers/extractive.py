@@ -25,8 +25,9 @@ topics of what was left out. Deterministic: the same segment gives the same text
 
 from __future__ import annotations
 
+import bisect
 import functools
-import heapq
+import itertools
 import math
 import re
 from collections import Counter
@@ -72,7 +73,7 @@ _TOOL_CALL = re.compile(r"^tool call ([^:\n]{1,60}):")
 _CHANGING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "shell", "exec_command",
                              "apply_patch"})
 _SHAPE = re.compile(r"\b[0-9a-fA-F]{6,}\b|\d+")
-_NOT_ALNUM = re.compile(r"[\W_]")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 @dataclass(slots=True)
@@ -154,21 +155,27 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
         messages.append(_Message(header.group(1) if header else "", role, header.start() if header else 0,
                                  tool_output))
         index = len(messages) - 1
-        pieces = [text] if call else _pieces(text, prose=not tool_output)
-        errors, decisions = _ERROR.search(text) is not None, _DECISION.search(text) is not None  # few messages
+        pieces = [piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
+                  for piece in ([text] if call else _pieces(text, prose=not tool_output))]
+        errors, decisions = _matching(_ERROR, pieces), _matching(_DECISION, pieces)
         for order, piece in enumerate(pieces):
-            piece = piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
             bonus = 0.0
             if call:
                 bonus = 3.0 if call.group(1) in _CHANGING_TOOLS else 1.0
             elif order == 0 and role == "user" and not tool_output:
                 bonus = 2.0
-            error = errors and _ERROR.search(piece) is not None
-            if decisions and _DECISION.search(piece):
+            if order in decisions:
                 bonus += 2.5
             terms = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
-            units.append(_Unit(index, order, piece, terms, bonus, tool_output, error))
+            units.append(_Unit(index, order, piece, terms, bonus, tool_output, order in errors))
     return messages, units
+
+
+def _matching(pattern: re2._Regexp, pieces: list[str]) -> set[int]:
+    """Indexes of the pieces ``pattern`` matches: one scan of them joined by newlines, which no match of
+    ``_ERROR`` or ``_DECISION`` spans (one re2 call per message, not per piece)."""
+    starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
+    return {bisect.bisect_right(starts, found.start()) - 1 for found in pattern.finditer("\n".join(pieces))}
 
 
 def _pieces(text: str, *, prose: bool) -> list[str]:
@@ -201,10 +208,10 @@ def _score(units: list[_Unit]) -> None:
         seen.add(unit.text)
         if unit.tool:  # tool output: repeated lines (once numbers are blanked) and JSON noise
             shape = (unit.message, _SHAPE.sub("0", unit.text))
-            if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
+            if shape in seen or len(unit.text) - len(_NOT_ALNUM.sub("", unit.text)) > 0.55 * len(unit.text):
                 continue
             seen.add(shape)
-        information = sum(heapq.nlargest(TERMS_PER_UNIT, map(weight.__getitem__, unit.terms)))
+        information = sum(sorted(map(weight.__getitem__, unit.terms), reverse=True)[:TERMS_PER_UNIT])
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
 
