@@ -60,15 +60,16 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\[`\"'(])")
 _TERM = re.compile(r"[a-z0-9_][\w.\-/:@#]*[a-z0-9_]")  # applied to lower-cased text; two characters or more
 _IDENTIFIER = re.compile(r"[a-z]+[-_][a-z0-9]|[a-z][0-9]|[0-9][a-z]|\w/\w|\w\.\w+\.\w|^v?\d+\.\d+\.\d+|://")
 _NUMBERISH = re.compile(r"^[0-9a-f.:\-]+$|^\d")
-_ERROR = re2.compile(
+_ERROR = (
     r"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|\bError: |\bERROR\b|\bFAILED\b|\bFAIL:|fatal: |panic: |"
     r"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
     r"[Cc]annot find|is not defined|Segmentation fault|\"is_error\": ?true|AssertionError"
 )
-_DECISION = re2.compile(
+_DECISION = (
     r"[Dd]ecided|[Dd]ecision|[Ii]nstead of|[Rr]oot cause|[Tt]he fix|(?:[Ff]ixed|[Rr]esolved) (?:the|by|it|this|a)|"
     r"TODO:|FIXME|[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
 )
+_FLAGGED = re2.compile(f"(?P<error>{_ERROR})|(?P<decision>{_DECISION})")  # no match of either spans a newline
 _TOOL_CALL = re.compile(r"^tool call ([^:\n]{1,60}):")
 _CHANGING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "shell", "exec_command",
                              "apply_patch"})
@@ -157,7 +158,7 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
         index = len(messages) - 1
         pieces = [piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
                   for piece in ([text] if call else _pieces(text, prose=not tool_output))]
-        errors, decisions = _matching(_ERROR, pieces), _matching(_DECISION, pieces)
+        errors, decisions = _flagged(pieces)
         for order, piece in enumerate(pieces):
             bonus = 0.0
             if call:
@@ -171,11 +172,14 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
     return messages, units
 
 
-def _matching(pattern: re2._Regexp, pieces: list[str]) -> set[int]:
-    """Indexes of the pieces ``pattern`` matches: one scan of them joined by newlines, which no match of
-    ``_ERROR`` or ``_DECISION`` spans (one re2 call per message, not per piece)."""
+def _flagged(pieces: list[str]) -> tuple[set[int], set[int]]:
+    """Indexes of the pieces holding an error line, and of those holding a decision: one re2 scan of the
+    pieces joined by newlines (one call per message, not two per piece)."""
     starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
-    return {bisect.bisect_right(starts, found.start()) - 1 for found in pattern.finditer("\n".join(pieces))}
+    found: dict[str | None, set[int]] = {"error": set(), "decision": set()}
+    for match in _FLAGGED.finditer("\n".join(pieces)):
+        found[match.lastgroup].add(bisect.bisect_right(starts, match.start()) - 1)
+    return found["error"], found["decision"]
 
 
 def _pieces(text: str, *, prose: bool) -> list[str]:
