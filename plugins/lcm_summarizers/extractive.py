@@ -144,6 +144,7 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
         headers.insert(0, None)  # type: ignore[arg-type]  # text before the first header
     messages: list[_Message] = []
     units: list[_Unit] = []
+    known: dict[str, frozenset[str]] = {}  # terms by text: tool output repeats lines
     previous_call = False
     for n, header in enumerate(headers):
         start = header.end() if header else 0
@@ -167,7 +168,9 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
                 bonus = 2.0
             if order in decisions:
                 bonus += 2.5
-            terms = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
+            terms = known.get(piece)
+            if terms is None:
+                terms = known[piece] = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
             units.append(_Unit(index, order, piece, terms, bonus, tool_output, order in errors))
     return messages, units
 
@@ -199,7 +202,7 @@ def _kind_factor(term: str) -> float:
 
 def _score(units: list[_Unit]) -> None:
     """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
-    df = Counter(t for u in units for t in u.terms)
+    df = Counter(itertools.chain.from_iterable(u.terms for u in units))
     total = max(len(units), 1)
     weight = {}
     for term, n in df.items():
