@@ -86,10 +86,6 @@ def snippet(content: str, start: int, length: int) -> str:
     return ("…" if begin else "") + content[begin:end] + ("…" if end < len(content) else "")
 
 
-def _base_score(tier: FullTextTier, index: str) -> str:
-    return f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
-
-
 @dataclass(frozen=True, slots=True)
 class _Select:
     """One query's FROM/WHERE and filters, run with a score expression and MATCH argument of the caller's."""
@@ -98,9 +94,6 @@ class _Select:
     condition: str
     filters: str
     filter_args: list[Any]
-
-    def base_score(self, tier: FullTextTier) -> str:
-        return _base_score(tier, f"{self.spec.table}_fts")
 
     def rows(self, conn: sqlite3.Connection, score: str, where_args: list[Any], docid: str, cutoff: int | None,
              limit: int, *, newest: bool = False) -> list[Any]:
@@ -149,7 +142,7 @@ class SqliteLexicalSearch(Repository):
         with self._op() as conn:
             cutoff = self._candidate_cutoff(conn, spec, where_args[0]) if capped else None
             if mode is SearchMode.RANKED and fts_tier:
-                rows = self._ranked(conn, select, query_chunks(query.text), cutoff, bound)
+                rows = self._ranked(conn, select, score, query_chunks(query.text), cutoff, bound)
             else:
                 rows = select.rows(conn, score, [*score_args, *where_args], self._docid(), cutoff,
                                    self._sql_limit(bound))
@@ -160,8 +153,8 @@ class SqliteLexicalSearch(Repository):
             for row in rows
         ]
 
-    def _ranked(self, conn: sqlite3.Connection, select: _Select, groups: list[list[str]], cutoff: int | None,
-                bound: int | None) -> list[Any]:
+    def _ranked(self, conn: sqlite3.Connection, select: _Select, score: str, groups: list[list[str]],
+                cutoff: int | None, bound: int | None) -> list[Any]:
         """RANKED on an FTS tier: candidates, then each scored by ``_rescored``.
 
         The candidates are the best ``RESCORED`` (or ``bound``) rows by bm25 over the query's selective
@@ -175,8 +168,7 @@ class SqliteLexicalSearch(Repository):
         common = self._common(conn, select.spec, phrases, cutoff)
         selective = [g for g, phrase in zip(groups, phrases, strict=True) if phrase not in common]
         wanted = self._sql_limit(max(bound, RESCORED) if bound is not None else bound)
-        rows = (select.rows(conn, select.base_score(self._scope.tier), [fts.any_of(selective)], docid, cutoff, wanted)
-                if selective else [])
+        rows = select.rows(conn, score, [fts.any_of(selective)], docid, cutoff, wanted) if selective else []
         if common and (bound is None or len(rows) < bound):
             more = select.rows(conn, "0.0", [fts.any_of([g for g in groups if g not in selective])], docid, cutoff,
                                self._sql_limit(None if bound is None else bound + len(rows)), newest=True)
@@ -282,7 +274,8 @@ class SqliteLexicalSearch(Repository):
             index, docid = f"{spec.table}_fts", self._docid()
             source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
             expression = fts.any_of(groups) if ranked else fts.match_expression(groups)  # RANKED: see ``_ranked``
-            return source, [expression], _base_score(tier, index), [], locate_words
+            base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
+            return source, [expression], base, [], locate_words
         likes = (" OR " if ranked else " AND ").join("t.content LIKE ? ESCAPE '\\'" for _ in words)
         occurrences = "(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
         # RANKED: words present first, occurrences only break ties
