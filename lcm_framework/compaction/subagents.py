@@ -26,10 +26,15 @@ def runs_started_by(storage: ProjectStorage, messages: Sequence[Message]) -> lis
     conversation = storage.conversations.get_conversation(messages[0].conversation_id)
     if conversation is None:
         return []
+    links = storage.conversations.list_subagent_links(parent_session_id=conversation.session_id)
+    if not links:  # most sessions start none: their messages' parts are never read
+        return []
     ids = {m.message_id for m in messages}
-    parts = storage.conversations.list_parts(sorted(ids))
-    calls = {p.tool_call_id for found in parts.values() for p in found if p.tool_call_id}
-    return [link for link in storage.conversations.list_subagent_links(parent_session_id=conversation.session_id)
+    calls: set[str] = set()
+    if any(link.tool_call_id and link.parent_message_id not in ids for link in links):
+        parts = storage.conversations.list_parts(sorted(ids))
+        calls = {p.tool_call_id for found in parts.values() for p in found if p.tool_call_id}
+    return [link for link in links
             if link.parent_message_id in ids or (link.tool_call_id and link.tool_call_id in calls)]
 
 

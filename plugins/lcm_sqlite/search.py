@@ -12,6 +12,7 @@ queries rank only the newest ``RANK_CANDIDATES`` matches (the contract's bound).
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sqlite3
 from collections.abc import Callable
@@ -38,6 +39,10 @@ from .scope import Repository, chunks, marks
 SNIPPET_CHARS = 200
 RESCORED = 200
 """RANKED on an FTS tier rescores this many best bm25 candidates (or the limit, when larger)."""
+COMMON_SHARE = 20
+COMMON_MIN = 1_000
+"""RANKED: a phrase matching more than COMMON_MIN rows and more than one in COMMON_SHARE of the rows searched
+is a stop word of this corpus (``_common``): it scores its point but selects no candidates and adds no bm25."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,29 @@ def snippet(content: str, start: int, length: int) -> str:
     return ("…" if begin else "") + content[begin:end] + ("…" if end < len(content) else "")
 
 
+@dataclass(frozen=True, slots=True)
+class _Select:
+    """One query's FROM/WHERE and filters, run with a score expression and MATCH argument of the caller's."""
+
+    spec: _Target
+    condition: str
+    filters: str
+    filter_args: list[Any]
+
+    def rows(self, conn: sqlite3.Connection, score: str, where_args: list[Any], docid: str, cutoff: int | None,
+             limit: int, *, newest: bool = False) -> list[Any]:
+        """(id, conversation, created_at, score, rowid) rows, best score (or, ``newest``, newest row) first."""
+        spec = self.spec
+        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.created_at, {score} AS score, t.{spec.rowid} "
+               f"FROM {self.condition} {self.filters}")
+        args = [*where_args, *self.filter_args]
+        if cutoff is not None:
+            sql += f" AND {spec.table}_fts.{docid} >= ?"
+            args.append(cutoff)
+        order = f"{spec.table}_fts.{docid} DESC" if newest else "score DESC, t.created_at DESC"
+        return conn.execute(f"{sql} ORDER BY {order}, t.{spec.id_column} ASC LIMIT ?", [*args, limit]).fetchall()
+
+
 class SqliteLexicalSearch(Repository):
     domain = "lexical_search"
 
@@ -100,31 +128,25 @@ class SqliteLexicalSearch(Repository):
             return []
         condition, where_args, score, score_args, locate = plan
         fts_tier = self._scope.tier is not FullTextTier.LIKE
-        rescore = mode is SearchMode.RANKED and fts_tier
-        args = [*score_args, *where_args]
-        sql = (f"SELECT t.{spec.id_column}, {spec.conversation}, t.created_at, {score} AS score, t.{spec.rowid} "
-               f"FROM {condition} {spec.extra}")
+        filters, filter_args = spec.extra, []
         if query.conversation_id is not None and target is not SearchTarget.MEMORY:
-            sql += " AND t.conversation_id = ?"
-            args.append(query.conversation_id)
+            filters += " AND t.conversation_id = ?"
+            filter_args.append(query.conversation_id)
         if query.since is not None:
-            sql += " AND t.created_at >= ?"
-            args.append(to_us(query.since))
+            filters += " AND t.created_at >= ?"
+            filter_args.append(to_us(query.since))
         if not query.include_subagents and target is not SearchTarget.MEMORY:
-            sql += " AND t.conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links)"
+            filters += " AND t.conversation_id NOT IN (SELECT child_conversation_id FROM subagent_links)"
         capped = (mode is not SearchMode.SUBSTRING and mode is not SearchMode.REGEX and fts_tier
                   and query.conversation_id is None and query.since is None)
+        select = _Select(spec, condition, filters, filter_args)
         with self._op() as conn:
-            if capped:
-                cutoff = self._candidate_cutoff(conn, spec, where_args[0])
-                if cutoff is not None:
-                    sql += f" AND {spec.table}_fts.{self._docid()} >= ?"
-                    args.append(cutoff)
-            sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
-            args.append(self._sql_limit(max(bound, RESCORED) if rescore and bound is not None else bound))
-            rows = conn.execute(sql, args).fetchall()
-            if rescore:
-                rows = self._rescored(conn, spec, query_chunks(query.text), rows)[:bound]
+            cutoff = self._candidate_cutoff(conn, spec, where_args[0]) if capped else None
+            if mode is SearchMode.RANKED and fts_tier:
+                rows = self._ranked(conn, select, score, query_chunks(query.text), cutoff, bound)
+            else:
+                rows = select.rows(conn, score, [*score_args, *where_args], self._docid(), cutoff,
+                                   self._sql_limit(bound))
             contents = self._contents(conn, spec, [row[0] for row in rows])
         return [
             SearchHit(target, str(row[0]), row[1], snippet(contents[row[0]], *locate(contents[row[0]])),
@@ -132,10 +154,50 @@ class SqliteLexicalSearch(Repository):
             for row in rows
         ]
 
+    def _ranked(self, conn: sqlite3.Connection, select: _Select, score: str, groups: list[list[str]],
+                cutoff: int | None, bound: int | None) -> list[Any]:
+        """RANKED on an FTS tier: candidates, then each scored by ``_rescored``.
+
+        The candidates are the best ``RESCORED`` (or ``bound``) rows by bm25 over the query's selective
+        phrases; a common phrase (``_common``) only adds its point to the rows it matches, unless the
+        selective phrases leave places free: those go to the newest rows matching common phrases, with no
+        relevance fraction. So a frequent word never costs a full scan of its matches (bm25 reads a phrase's
+        whole posting list for its weight) nor the scoring of every row it matches.
+        """
+        docid = self._docid()
+        phrases = [fts.match_expression([group]) for group in groups]
+        common = self._common(conn, select.spec, phrases, cutoff)
+        selective = [g for g, phrase in zip(groups, phrases, strict=True) if phrase not in common]
+        wanted = self._sql_limit(max(bound, RESCORED) if bound is not None else bound)
+        rows = select.rows(conn, score, [fts.any_of(selective)], docid, cutoff, wanted) if selective else []
+        if common and (bound is None or len(rows) < bound):
+            more = select.rows(conn, "0.0", [fts.any_of([g for g in groups if g not in selective])], docid, cutoff,
+                               self._sql_limit(None if bound is None else bound + len(rows)), newest=True)
+            seen = {row[4] for row in rows}
+            rows += [row for row in more if row[4] not in seen][:None if bound is None else bound - len(rows)]
+        return self._rescored(conn, select.spec, groups, rows)[:bound]
+
+    def _common(self, conn: sqlite3.Connection, spec: _Target, phrases: list[str], cutoff: int | None) -> set[str]:
+        """The phrases that are stop words of this corpus: matching more than COMMON_MIN rows and more than one
+        in COMMON_SHARE of the rows searched (those from ``cutoff``, else all). Counting stops past that."""
+        index, docid = f"{spec.table}_fts", self._docid()
+        low, high = conn.execute(f"SELECT (SELECT min({spec.rowid}) FROM {spec.table}), "
+                                 f"(SELECT max({spec.rowid}) FROM {spec.table})").fetchone()
+        if high is None:
+            return set()
+        threshold = max(COMMON_MIN, (high - (low if cutoff is None else cutoff) + 1) // COMMON_SHARE)
+        common = set()
+        for phrase in dict.fromkeys(phrases):
+            count = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? "
+                                 f"AND {docid} >= ? LIMIT ?)", (phrase, cutoff or low, threshold + 1)).fetchone()[0]
+            if count > threshold:
+                common.add(phrase)
+        return common
+
     def _rescored(self, conn: sqlite3.Connection, spec: _Target, groups: list[list[str]],
                   rows: list[Any]) -> list[Any]:
-        """RANKED: the best bm25 candidates scored by query phrases matched (1 each), the whole query as one
-        phrase (0.5), then bm25 in [0, 0.4); so the integer part counts the phrases matched on every backend."""
+        """RANKED: the candidates scored by query phrases matched (1 each), the whole query as one phrase
+        (0.5), then bm25 in [0, 0.4); so the integer part counts the phrases matched on every backend."""
         index, docid = f"{spec.table}_fts", self._docid()
         phrases = [fts.match_expression([group]) for group in groups]
         if len(groups) > 1:
@@ -143,13 +205,14 @@ class SqliteLexicalSearch(Repository):
         points: dict[Any, float] = {row[4]: 0.0 for row in rows}
         if not points:
             return []
-        low, high = min(points), max(points)  # one range scan per phrase (FTS seeks rowid ranges, not lists)
+        # one scan of the candidates' rowid range per phrase (FTS seeks ranges, not lists), filtered by SQLite
+        low, high, members = min(points), max(points), json.dumps(list(points))
         for n, phrase in enumerate(phrases):
             found = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? AND {docid} >= ? "
-                                 f"AND {docid} <= ?", (phrase, low, high)).fetchall()
+                                 f"AND {docid} <= ? AND +{docid} IN (SELECT value FROM json_each(?))",
+                                 (phrase, low, high, members)).fetchall()
             for (rowid,) in found:
-                if rowid in points:
-                    points[rowid] += 1.0 if n < len(groups) else 0.5
+                points[rowid] += 1.0 if n < len(groups) else 0.5
         scored = [(row[0], row[1], row[2], points[row[4]] + 0.4 * row[3] / (1.0 + row[3]), row[4]) for row in rows]
         return sorted(scored, key=lambda r: (-r[3], -r[2], r[0]))
 
@@ -210,11 +273,10 @@ class SqliteLexicalSearch(Repository):
         tier = self._scope.tier
         if tier is not FullTextTier.LIKE:
             index, docid = f"{spec.table}_fts", self._docid()
-            base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
             source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
-            if not ranked:
-                return source, [fts.match_expression(groups)], base, [], locate_words
-            return source, [fts.any_of(groups)], base, [], locate_words  # rescored by ``_rescored``
+            expression = fts.any_of(groups) if ranked else fts.match_expression(groups)  # RANKED: see ``_ranked``
+            base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
+            return source, [expression], base, [], locate_words
         likes = (" OR " if ranked else " AND ").join("t.content LIKE ? ESCAPE '\\'" for _ in words)
         occurrences = "(length(t.content) - length(replace(lower(t.content), ?, ''))) / length(?)"
         # RANKED: words present first, occurrences only break ties

@@ -25,8 +25,9 @@ topics of what was left out. Deterministic: the same segment gives the same text
 
 from __future__ import annotations
 
+import bisect
 import functools
-import heapq
+import itertools
 import math
 import re
 from collections import Counter
@@ -59,20 +60,21 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\[`\"'(])")
 _TERM = re.compile(r"[a-z0-9_][\w.\-/:@#]*[a-z0-9_]")  # applied to lower-cased text; two characters or more
 _IDENTIFIER = re.compile(r"[a-z]+[-_][a-z0-9]|[a-z][0-9]|[0-9][a-z]|\w/\w|\w\.\w+\.\w|^v?\d+\.\d+\.\d+|://")
 _NUMBERISH = re.compile(r"^[0-9a-f.:\-]+$|^\d")
-_ERROR = re2.compile(
+_ERROR = (
     r"Traceback \(most recent|[A-Z]\w*(?:Error|Exception)\b|\bError: |\bERROR\b|\bFAILED\b|\bFAIL:|fatal: |panic: |"
     r"npm ERR!|[Ee]xit (?:code|status):? [1-9]|No such file|Permission denied|command not found|"
     r"[Cc]annot find|is not defined|Segmentation fault|\"is_error\": ?true|AssertionError"
 )
-_DECISION = re2.compile(
+_DECISION = (
     r"[Dd]ecided|[Dd]ecision|[Ii]nstead of|[Rr]oot cause|[Tt]he fix|(?:[Ff]ixed|[Rr]esolved) (?:the|by|it|this|a)|"
     r"TODO:|FIXME|[Tt]he (?:issue|problem|bug|cause) (?:is|was)|[Cc]onclusion|[Ii]mportant|[Ww]e'll |[Ll]et's |I'll "
 )
+_FLAGGED = re2.compile(f"(?P<error>{_ERROR})|(?P<decision>{_DECISION})")  # no match of either spans a newline
 _TOOL_CALL = re.compile(r"^tool call ([^:\n]{1,60}):")
 _CHANGING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "shell", "exec_command",
                              "apply_patch"})
 _SHAPE = re.compile(r"\b[0-9a-fA-F]{6,}\b|\d+")
-_NOT_ALNUM = re.compile(r"[\W_]")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 @dataclass(slots=True)
@@ -142,6 +144,7 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
         headers.insert(0, None)  # type: ignore[arg-type]  # text before the first header
     messages: list[_Message] = []
     units: list[_Unit] = []
+    known: dict[str, frozenset[str]] = {}  # terms by text: tool output repeats lines
     previous_call = False
     for n, header in enumerate(headers):
         start = header.end() if header else 0
@@ -154,21 +157,32 @@ def _units(segment: str) -> tuple[list[_Message], list[_Unit]]:
         messages.append(_Message(header.group(1) if header else "", role, header.start() if header else 0,
                                  tool_output))
         index = len(messages) - 1
-        pieces = [text] if call else _pieces(text, prose=not tool_output)
-        errors, decisions = _ERROR.search(text) is not None, _DECISION.search(text) is not None  # few messages
+        pieces = [piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
+                  for piece in ([text] if call else _pieces(text, prose=not tool_output))]
+        errors, decisions = _flagged(pieces)
         for order, piece in enumerate(pieces):
-            piece = piece if len(piece) <= MAX_UNIT else piece[:MAX_UNIT].rstrip() + " …"  # what can be shown
             bonus = 0.0
             if call:
                 bonus = 3.0 if call.group(1) in _CHANGING_TOOLS else 1.0
             elif order == 0 and role == "user" and not tool_output:
                 bonus = 2.0
-            error = errors and _ERROR.search(piece) is not None
-            if decisions and _DECISION.search(piece):
+            if order in decisions:
                 bonus += 2.5
-            terms = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
-            units.append(_Unit(index, order, piece, terms, bonus, tool_output, error))
+            terms = known.get(piece)
+            if terms is None:
+                terms = known[piece] = frozenset(_TERM.findall(piece.lower())) - STOP_WORDS
+            units.append(_Unit(index, order, piece, terms, bonus, tool_output, order in errors))
     return messages, units
+
+
+def _flagged(pieces: list[str]) -> tuple[set[int], set[int]]:
+    """Indexes of the pieces holding an error line, and of those holding a decision: one re2 scan of the
+    pieces joined by newlines (one call per message, not two per piece)."""
+    starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
+    found: dict[str | None, set[int]] = {"error": set(), "decision": set()}
+    for match in _FLAGGED.finditer("\n".join(pieces)):
+        found[match.lastgroup].add(bisect.bisect_right(starts, match.start()) - 1)
+    return found["error"], found["decision"]
 
 
 def _pieces(text: str, *, prose: bool) -> list[str]:
@@ -188,7 +202,7 @@ def _kind_factor(term: str) -> float:
 
 def _score(units: list[_Unit]) -> None:
     """Information per unit: rare-term weight plus bonuses; repeats and noise score zero."""
-    df = Counter(t for u in units for t in u.terms)
+    df = Counter(itertools.chain.from_iterable(u.terms for u in units))
     total = max(len(units), 1)
     weight = {}
     for term, n in df.items():
@@ -201,10 +215,10 @@ def _score(units: list[_Unit]) -> None:
         seen.add(unit.text)
         if unit.tool:  # tool output: repeated lines (once numbers are blanked) and JSON noise
             shape = (unit.message, _SHAPE.sub("0", unit.text))
-            if shape in seen or _NOT_ALNUM.subn("", unit.text)[1] > 0.55 * len(unit.text):
+            if shape in seen or len(unit.text) - len(_NOT_ALNUM.sub("", unit.text)) > 0.55 * len(unit.text):
                 continue
             seen.add(shape)
-        information = sum(heapq.nlargest(TERMS_PER_UNIT, map(weight.__getitem__, unit.terms)))
+        information = sum(sorted(map(weight.__getitem__, unit.terms), reverse=True)[:TERMS_PER_UNIT])
         unit.score = (information + unit.bonus) * (ERROR_WEIGHT if unit.error else 1.0)
 
 
