@@ -66,6 +66,7 @@ class Scanner:
         ]
         """Per keyword: the structural keys it occurs in (a keyword found only there selects no rule)."""
         self._alternations: dict[tuple[int, ...], Any] = {}
+        self._multiline: dict[int, Any] = {}
         self._set = None
         if keywords:
             options = re2.Options()
@@ -112,15 +113,24 @@ class Scanner:
             alternation = self._alternations[key] = self._alternation(key)
         return alternation is None or any(alternation.search(text) is not None for text in texts)
 
+    def multiline(self, index: int) -> Any:
+        """Rule ``index``'s regex with ``(?m)``, compiled on first use; None when it has no such form."""
+        if index not in self._multiline:
+            self._multiline[index] = self._union((index,)) if self.rules[index].multiline else None
+        return self._multiline[index]
+
     def _alternation(self, indices: tuple[int, ...]) -> Any:
         """``(?m)(?:r1)|(?:r2)|...``; None when a rule has no ``(?m)`` form or RE2 refuses the union."""
         if len(indices) == 1:
-            return self.rules[indices[0]].prefilter
-        if not indices or any(self.rules[i].prefilter is None for i in indices):
+            return self.multiline(indices[0])
+        if not indices or not all(self.rules[i].multiline for i in indices):
             return None
+        return self._union(indices)
+
+    def _union(self, indices: tuple[int, ...]) -> Any:
         sources = [_source(self.rules[i].regex) for i in indices]
         try:
-            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "an alternation of rules")
+            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "the (?m) form of a rule")
         except ScrubberError:
             return None
 

@@ -193,11 +193,8 @@ class Scrubber:
         starts: list[int] | None = None
         touched: dict[int, list[int]] = {}
         for index in candidates:
-            rule = self.rules[index]
-            if rule.prefilter is None:
-                spans = [(0, len(joined))]
-            else:
-                spans = [m.span() for m in rule.prefilter.finditer(joined)]
+            multiline = self._scanner.multiline(index)
+            spans = [(0, len(joined))] if multiline is None else [m.span() for m in multiline.finditer(joined)]
             if not spans:
                 continue
             if starts is None:
