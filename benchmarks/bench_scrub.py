@@ -16,7 +16,8 @@ Figures, all from the same run:
   time); target: the built-in scan at least 1.5x gitleaks' rate;
 - for the import pipeline: ``Scrubber.scrub_record`` over the parsed records
   with the built-in pack (recursive redaction, canonical JSON, residual scan,
-  SHA-256), and the strict reader alone.
+  SHA-256) and with the upstream rules, both protected by the formats'
+  structural samples as ``lcm import`` is, and the strict reader alone.
 
 Rates use this process's CPU time (``time.process_time``), so other work on a
 shared machine does not distort the ratio; the wall time is printed too.
@@ -39,7 +40,8 @@ from lcm_scrub_gitleaks.loader import load_gitleaks_file
 from lcm_scrub_gitleaks.plugin import builtin_pack
 from lcm_scrub_gitleaks.scan import scan_paths
 
-from lcm_framework.scrub import scrubber_from_packs
+from lcm_framework.plugins import build_plugins
+from lcm_framework.scrub import format_samples, scrubber_from_packs
 from lcm_framework.transcripts.reader import ParsedRecord, read_records
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "testdata"
@@ -152,7 +154,9 @@ def main(quick: bool) -> None:
     with _Timer() as reading:
         deque(read_records(io.BytesIO(corpus)), maxlen=0)  # streamed, as the import consumes it
     print(f"strict reader (parse + validate): {_rate(len(corpus), reading.cpu):8.2f} MB/s")
-    for name, scrubber in (("built-in pack", scrubber_from_packs([builtin_pack()])), ("upstream rules", upstream)):
+    samples = format_samples(build_plugins(env={}))  # what ``lcm import`` scrubs with: their keys are structural
+    for name, scrubber in (("built-in pack", scrubber_from_packs([builtin_pack()], protected_samples=samples)),
+                           ("upstream rules", scrubber_from_packs([pack], protected_samples=samples))):
         with _Timer() as spent:
             for value in records:
                 scrubber.scrub_record(value)

@@ -3,6 +3,8 @@
 The scrubber refuses a custom pattern that would redact a key or
 discriminator of these records (``type``, ``message``, ``role``,
 ``content``, ``tool_use`` ...), since the mapper could no longer read them.
+Their keys are also the structural keys of the keyword scan: ``token`` in the
+usage counters (``input_tokens`` ...) selects no rule by itself.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ _BASE: dict[str, Any] = {
     "gitBranch": "main",
     "uuid": "00000000-0000-4000-8000-000000000001",
     "timestamp": "2025-01-01T00:00:00.000Z",
+}
+
+_USAGE: dict[str, Any] = {
+    "input_tokens": 1,
+    "cache_creation_input_tokens": 1,
+    "cache_read_input_tokens": 1,
+    "cache_creation": {"ephemeral_5m_input_tokens": 1, "ephemeral_1h_input_tokens": 1},
+    "output_tokens": 1,
+    "service_tier": "standard",
 }
 
 STRUCTURAL_SAMPLES: tuple[dict[str, Any], ...] = (
@@ -54,7 +65,7 @@ STRUCTURAL_SAMPLES: tuple[dict[str, Any], ...] = (
                 {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
             ],
             "stop_reason": "tool_use",
-            "usage": {"input_tokens": 1, "output_tokens": 1},
+            "usage": _USAGE,
         },
     },
     {
@@ -73,6 +84,13 @@ STRUCTURAL_SAMPLES: tuple[dict[str, Any], ...] = (
             ],
         },
         "toolUseResult": {"stdout": "ok", "stderr": "", "interrupted": False, "isImage": False},
+    },
+    {
+        **_BASE,
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_3", "content": "done"}]},
+        "toolUseResult": {"status": "completed", "totalDurationMs": 1, "totalTokens": 1, "totalToolUseCount": 1,
+                          "usage": _USAGE},
     },
     {**_BASE, "type": "system", "subtype": "informational", "content": "note", "level": "info"},
     {**_BASE, "type": "user", "isSidechain": True, "message": {"role": "user", "content": "hello"}},

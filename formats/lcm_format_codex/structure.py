@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 _TS = "2025-01-01T00:00:00.000Z"
+_USAGE = {"input_tokens": 1, "cached_input_tokens": 1, "output_tokens": 1, "reasoning_output_tokens": 1,
+          "total_tokens": 1}
 
 
 def _item(payload: dict[str, Any]) -> dict[str, Any]:
@@ -60,6 +62,12 @@ STRUCTURAL_SAMPLES: tuple[dict[str, Any], ...] = (
     ),
     _item({"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "q"}}),
     {"timestamp": _TS, "type": "event_msg", "payload": {"type": "user_message", "message": "hello", "kind": "plain"}},
+    {
+        "timestamp": _TS,
+        "type": "event_msg",
+        "payload": {"type": "token_count", "info": {"total_token_usage": _USAGE, "last_token_usage": _USAGE,
+                                                    "model_context_window": 1}},
+    },
     {"timestamp": _TS, "type": "turn_context", "payload": {"cwd": "/home/user/project", "model": "gpt-5-codex"}},
     {"timestamp": _TS, "type": "compacted", "payload": {"message": "summary"}},
 )

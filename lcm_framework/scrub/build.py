@@ -8,7 +8,7 @@ isolation or through the residual scan of a complete record.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScrubberError
@@ -44,27 +44,37 @@ def build_scrubber(
 
 def scrubber_from_packs(packs: Sequence[RulePack], *, protected_samples: Sequence[Any] = ()) -> Scrubber:
     """A scrubber of exactly ``packs``; ScrubberError when a rule would redact structure of a sample."""
-    scrubber = Scrubber(compile_packs(packs), rules_digest(packs))
+    scrubber = Scrubber(compile_packs(packs), rules_digest(packs), sample_keys(protected_samples))
     for sample in protected_samples:
         check_protected(scrubber, sample)
     return scrubber
 
 
-def protected_strings(sample: Any) -> list[str]:
-    """Every key of ``sample`` plus the string values of its discriminator keys."""
-    found: dict[str, None] = {}
+def _members(sample: Any) -> Iterator[tuple[str, Any]]:
+    """Every (key, value) pair of the objects in ``sample``, at any depth."""
     stack = [sample]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            for key, child in node.items():
-                found[key] = None
-                if key in DISCRIMINATOR_KEYS and isinstance(child, str):
-                    found[child] = None
-                stack.append(child)
+            yield from node.items()
+            stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
+
+
+def protected_strings(sample: Any) -> list[str]:
+    """Every key of ``sample`` plus the string values of its discriminator keys."""
+    found: dict[str, None] = {}
+    for key, child in _members(sample):
+        found[key] = None
+        if key in DISCRIMINATOR_KEYS and isinstance(child, str):
+            found[child] = None
     return list(found)
+
+
+def sample_keys(samples: Sequence[Any]) -> set[str]:
+    """Every object key of the samples."""
+    return {key for sample in samples for key, _ in _members(sample)}
 
 
 def check_protected(scrubber: Scrubber, sample: Any) -> None:

@@ -77,8 +77,9 @@ class CompiledRule:
     pack: str
     regex: Any | None
     """None for a path-only rule."""
-    prefilter: Any | None
-    """The regex with ``(?m)``: its search over newline-joined strings finds every string it matches."""
+    multiline: bool
+    """The regex with ``(?m)`` finds, over newline-joined strings, every string it matches (compiled on
+    first use by the scanner)."""
     secret_group: int
     groups: int
     entropy: float | None
@@ -121,16 +122,13 @@ def compile_rule(rule: Rule, pack: RulePack, pack_allowlists: Sequence[CompiledA
         raise ScrubberError(f"{what} matches the empty string")
     if rule.secret_group < 0 or rule.secret_group > regex.groups:
         raise ScrubberError(f"{what}: secretGroup {rule.secret_group} does not exist in its regex")
-    prefilter = None
-    if not any(token in rule.regex for token in _MULTILINE_UNSAFE):
-        prefilter = compile_regex("(?m)" + rule.regex, what)
     own = tuple(_compile_allowlist(a, f"{what} allowlist #{i + 1}") for i, a in enumerate(rule.allowlists))
     return CompiledRule(
         id=rule.id,
         category=rule.redaction_category,
         pack=pack.name,
         regex=regex,
-        prefilter=prefilter,
+        multiline=not any(token in rule.regex for token in _MULTILINE_UNSAFE),
         secret_group=rule.secret_group,
         groups=regex.groups,
         entropy=rule.entropy or None,
@@ -144,7 +142,7 @@ def compile_rule(rule: Rule, pack: RulePack, pack_allowlists: Sequence[CompiledA
 def _path_only(rule: Rule, pack: RulePack, what: str) -> CompiledRule:
     """A gitleaks file-name rule: it never matches text, only a scanned file's path."""
     return CompiledRule(
-        id=rule.id, category=rule.redaction_category, pack=pack.name, regex=None, prefilter=None, secret_group=0,
+        id=rule.id, category=rule.redaction_category, pack=pack.name, regex=None, multiline=False, secret_group=0,
         groups=0, entropy=None, needs_digit=False, keywords=(), allowlists=(),
         path=compile_regex(rule.path, f"{what} path"),
     )

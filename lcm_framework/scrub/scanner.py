@@ -5,21 +5,34 @@ goes into one case-insensitive literal ``re2.Set``, so a single DFA scan of a
 fragment tells which rules can apply; only those regexes run. A match counts
 when its secret passes the rule's entropy threshold and no allowlist keeps it;
 matches inside an existing ``[REDACTED:...]`` marker never count.
+
+For a record's canonical JSON, a keyword found only inside the format's
+structural keys (``input_tokens`` holds ``token``) selects no rule when each
+such key holds a number, boolean, null, object or array: the usage counters
+of every assistant record would otherwise send it down the slow path.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
-from .rules import CompiledRule, shannon_entropy
+from ..errors import ScrubberError
+from .rules import CompiledRule, compile_regex, shannon_entropy
 
 MARKER_PREFIX = b"[REDACTED:"
 _MARKER = re.compile(rb"\[REDACTED:[A-Za-z0-9_.:-]{1,200}\]")
+_UNSET = object()
+MAX_ALTERNATIONS = 64
+"""Compiled alternations kept, one per distinct set of candidate rules (a few dozen occur on real sessions)."""
+_LONG_S, _KELVIN = "\u017f".encode(), "\u212a".encode()
+"""The only characters that RE2's case folding matches with an ASCII letter (``s``, ``k``)."""
+_OBJECT_OPENERS = frozenset(b"{,")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +47,7 @@ class Hit:
 class Scanner:
     """Keyword prefilter plus validated matching over a fixed list of compiled rules."""
 
-    def __init__(self, rules: Sequence[CompiledRule]) -> None:
+    def __init__(self, rules: Sequence[CompiledRule], structural_keys: Collection[str] = ()) -> None:
         self.path_rules = tuple(r for r in rules if r.regex is None)
         self.rules = tuple(r for r in rules if r.regex is not None)
         self._always = frozenset(i for i, r in enumerate(self.rules) if not r.keywords)
@@ -45,6 +58,15 @@ class Scanner:
             for k in rule.keywords:
                 by_keyword[k].append(i)
         self._keyword_rules = [tuple(by_keyword[k]) for k in keywords]
+        self._keywords = [k.encode() for k in keywords]
+        plain = [key for key in structural_keys if _plain_key(key)]
+        self._holding_keys = [
+            frozenset(key.encode() for key in plain if k in key.lower()) if k.isascii() else frozenset()
+            for k in keywords
+        ]
+        """Per keyword: the structural keys it occurs in (a keyword found only there selects no rule)."""
+        self._alternations: dict[tuple[int, ...], Any] = {}
+        self._multiline: dict[int, Any] = {}
         self._set = None
         if keywords:
             options = re2.Options()
@@ -57,15 +79,60 @@ class Scanner:
                 self._set.Add(keyword)
             self._set.Compile()
 
-    def candidates(self, data: bytes, path: str | None = None) -> list[int]:
-        """Indices (in rule order) of the rules whose keywords occur in ``data``, plus keyword-less rules."""
+    def candidates(self, data: bytes, path: str | None = None, *, record: bool = False) -> list[int]:
+        """Indices (in rule order) of the rules whose keywords occur in ``data``, plus keyword-less rules.
+
+        ``record``: ``data`` is a record's canonical JSON, where occurrences inside structural keys with
+        non-string values do not count.
+        """
         found = set(self._always)
         if self._set is not None:
+            lowered = None
             for k in self._set.Match(data) or ():
+                keys = self._holding_keys[k] if record else None
+                if keys:
+                    lowered = data.lower() if lowered is None else lowered
+                    if not _outside_keys(data, lowered, self._keywords[k], keys):
+                        continue
                 found.update(self._keyword_rules[k])
         if self._path_scoped:
             found = {i for i in found if i not in self._path_scoped or self._path_ok(i, path)}
         return sorted(found)
+
+    def may_match(self, indices: Sequence[int], *texts: bytes) -> bool:
+        """False only when no rule of ``indices`` matches any of ``texts`` (their ``(?m)`` regexes, unvalidated).
+
+        One search per text for all the rules: their alternation, compiled once per set of rules (RE2 search
+        falls back from its DFA to the NFA when it must, so the answer is exact).
+        """
+        key = tuple(indices)
+        alternation = self._alternations.get(key, _UNSET)
+        if alternation is _UNSET:
+            if len(self._alternations) >= MAX_ALTERNATIONS:
+                self._alternations.clear()
+            alternation = self._alternations[key] = self._alternation(key)
+        return alternation is None or any(alternation.search(text) is not None for text in texts)
+
+    def multiline(self, index: int) -> Any:
+        """Rule ``index``'s regex with ``(?m)``, compiled on first use; None when it has no such form."""
+        if index not in self._multiline:
+            self._multiline[index] = self._union((index,)) if self.rules[index].multiline else None
+        return self._multiline[index]
+
+    def _alternation(self, indices: tuple[int, ...]) -> Any:
+        """``(?m)(?:r1)|(?:r2)|...``; None when a rule has no ``(?m)`` form or RE2 refuses the union."""
+        if len(indices) == 1:
+            return self.multiline(indices[0])
+        if not indices or not all(self.rules[i].multiline for i in indices):
+            return None
+        return self._union(indices)
+
+    def _union(self, indices: tuple[int, ...]) -> Any:
+        sources = [_source(self.rules[i].regex) for i in indices]
+        try:
+            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "the (?m) form of a rule")
+        except ScrubberError:
+            return None
 
     def _path_ok(self, index: int, path: str | None) -> bool:
         rx = self.rules[index].path
@@ -152,6 +219,44 @@ class Scanner:
             if any(a.allows(secret, match, line, path) for a in rule.allowlists):
                 return False
         return True
+
+
+def _source(regex: Any) -> str:
+    pattern = regex.pattern
+    return pattern.decode() if isinstance(pattern, bytes) else str(pattern)
+
+
+def _plain_key(key: str) -> bool:
+    """A key that canonical JSON writes verbatim (printable ASCII, no quote or backslash)."""
+    return bool(key) and key.isascii() and key.isprintable() and '"' not in key and "\\" not in key
+
+
+def _outside_keys(data: bytes, lowered: bytes, keyword: bytes, keys: frozenset[bytes]) -> bool:
+    """Whether ``keyword`` occurs in canonical JSON ``data`` anywhere but inside one of ``keys`` used as an
+    object key whose value is not a string. Conservative: a character that RE2 folds to an ASCII letter
+    anywhere in ``data`` counts as an occurrence elsewhere.
+
+    An occurrence is inside such a key when the quotes around it open right after ``{`` or ``,`` (so the
+    first is not escaped: it opens a string), enclose exactly a key of ``keys`` (no backslash, so the
+    second closes it), and are followed by ``:`` and anything but ``"``.
+    """
+    if _LONG_S in data or _KELVIN in data:
+        return True
+    pos = lowered.find(keyword)
+    while pos != -1:
+        opening = data.rfind(b'"', 0, pos)
+        closing = data.find(b'"', pos)
+        if (
+            opening < 1
+            or closing < 0
+            or data[opening + 1 : closing] not in keys
+            or data[opening - 1] not in _OBJECT_OPENERS
+            or not data.startswith(b":", closing + 1)
+            or data.startswith(b'"', closing + 2)
+        ):
+            return True
+        pos = lowered.find(keyword, closing)
+    return False
 
 
 def _secret_span(rule: CompiledRule, m: object) -> tuple[int, int] | None:

@@ -6,9 +6,13 @@ values, redacted-key collision check, canonical JSON (sorted keys, compact,
 rule (a residual match is refused), then SHA-256 of the canonical JSON.
 
 To stay fast, a record is first checked as a whole: one keyword scan of its
-canonical JSON picks the candidate rules (none for most records), and each
-candidate runs once over the record's strings joined by newlines; only the
-strings its matches touch are scrubbed one by one.
+canonical JSON picks the candidate rules (none for most records; a keyword
+inside the format's structural keys with non-string values does not count).
+One regex, the alternation of the candidates, then runs over the record's
+strings joined by newlines and over its canonical JSON: when it matches
+neither (most records again), there is nothing to redact and nothing
+residual. Otherwise each candidate runs once over the joined strings; only
+the strings its matches touch are scrubbed one by one.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +30,8 @@ from ..transcripts.reader import Reason
 from .rules import CompiledRule
 from .scanner import Hit, Scanner
 
-PIPELINE_VERSION = "1"
+PIPELINE_VERSION = "2"
+"""2: keywords inside structural keys with non-string values select no rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +84,27 @@ def _encode(text: str) -> bytes:
         raise ScrubRejected(Reason.MALFORMED_JSON, "lone surrogate") from None
 
 
-def _strings(value: Any) -> dict[str, int]:
-    """Every distinct key and string value in the tree with its number of occurrences."""
-    seen: dict[str, int] = {}
+_CONTAINERS = (dict, list)
+
+
+def _strings(value: Any) -> list[str]:
+    """Every key and string value in the tree, repeats included."""
+    found: list[str] = []
+    add = found.append
     stack = [value]
     while stack:
         node = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, child in items:
-            if isinstance(key, str):
-                seen[key] = seen.get(key, 0) + 1
+        if isinstance(node, dict):
+            for key in node:
+                if isinstance(key, str):
+                    add(key)
+            node = node.values()
+        for child in node:
             if isinstance(child, str):
-                seen[child] = seen.get(child, 0) + 1
-            elif isinstance(child, dict | list):
+                add(child)
+            elif isinstance(child, _CONTAINERS):
                 stack.append(child)
-    return seen
+    return found
 
 
 def _rebuild(value: Any, mapping: dict[str, str]) -> Any:
@@ -110,12 +121,14 @@ def _rebuild(value: Any, mapping: dict[str, str]) -> Any:
 
 
 class Scrubber:
-    """Redacts with a fixed, compiled rule set. Thread-safe (holds no mutable state)."""
+    """Redacts with a fixed, compiled rule set. Thread-safe (its only mutable state is a cache of compiled regexes)."""
 
-    def __init__(self, rules: Sequence[CompiledRule], digest: str) -> None:
+    def __init__(self, rules: Sequence[CompiledRule], digest: str, structural_keys: Collection[str] = ()) -> None:
+        """``structural_keys``: the object keys of the formats' representative records (``input_tokens``
+        ...); a keyword found only inside them, where they hold no string, selects no rule for a record."""
         self.digest = digest
         self.version = f"lcm-scrub/{PIPELINE_VERSION}:{digest}"
-        self._scanner = Scanner(rules)
+        self._scanner = Scanner(rules, structural_keys)
         self.rules = self._scanner.rules
         """The text rules, in application order (path-only rules excluded)."""
 
@@ -153,33 +166,35 @@ class Scrubber:
         if not isinstance(value, dict | list):
             raise ScrubRejected(Reason.NON_CONTAINER_JSON)
         data = canonical_bytes(value)
-        candidates = self._scanner.candidates(data)
+        candidates = self._scanner.candidates(data, record=True)
         if not candidates:
             return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
+        every = _strings(value)
+        strings = list(dict.fromkeys(every))
+        joined = "\n".join(strings).encode("utf-8", "surrogatepass")
+        if not self._scanner.may_match(candidates, joined, data):
+            return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
         counts: Counter[str] = Counter()
-        mapping = self._redactions(value, candidates, counts)
+        mapping = self._redactions(every, strings, joined, candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
             data = canonical_bytes(value)
-            candidates = self._scanner.candidates(data)
+            candidates = self._scanner.candidates(data, record=True)
         hit = self._scanner.first_hit(data, candidates)
         if hit is not None:
             raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
         return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), dict(counts))
 
-    def _redactions(self, value: Any, candidates: list[int], counts: Counter[str]) -> dict[str, str]:
-        """Map each key or string that holds a secret to its scrubbed form."""
-        occurrences = _strings(value)
-        strings = list(occurrences)
-        joined = "\n".join(strings).encode("utf-8", "surrogatepass")
+    def _redactions(
+        self, every: list[str], strings: list[str], joined: bytes, candidates: list[int], counts: Counter[str]
+    ) -> dict[str, str]:
+        """Map each key or string that holds a secret to its scrubbed form (``strings``: the distinct ones of
+        ``every``; ``joined``: them joined by newlines)."""
         starts: list[int] | None = None
         touched: dict[int, list[int]] = {}
         for index in candidates:
-            rule = self.rules[index]
-            if rule.prefilter is None:
-                spans = [(0, len(joined))]
-            else:
-                spans = [m.span() for m in rule.prefilter.finditer(joined)]
+            multiline = self._scanner.multiline(index)
+            spans = [(0, len(joined))] if multiline is None else [m.span() for m in multiline.finditer(joined)]
             if not spans:
                 continue
             if starts is None:
@@ -203,7 +218,7 @@ class Scrubber:
             if found:
                 mapping[text] = out.decode("utf-8")
                 for category, n in found.items():
-                    counts[category] += n * occurrences[text]
+                    counts[category] += n * every.count(text)
         return mapping
 
 

@@ -13,7 +13,14 @@ from lcm_framework.config import Config
 from lcm_framework.errors import ScrubberError
 from lcm_framework.extensions import Allowlist, Rule, RulePack
 from lcm_framework.plugins import Plugins
-from lcm_framework.scrub import Scrubber, app_scrubber, build_scrubber, format_samples, scrubber_from_packs
+from lcm_framework.scrub import (
+    PIPELINE_VERSION,
+    Scrubber,
+    app_scrubber,
+    build_scrubber,
+    format_samples,
+    scrubber_from_packs,
+)
 from tests.conftest import CLAUDE_SESSIONS, GITLEAKS_TOML, shared_testdata
 
 from .corpus import B62, HEX, Gen
@@ -177,7 +184,7 @@ def test_version_binds_the_effective_rules(
     from lcm_framework.plugins import build_plugins
 
     base = app_scrubber(make_config(), build_plugins(env={})).version
-    assert base.startswith("lcm-scrub/1:") and len(base.split(":")[1]) == 64
+    assert base.startswith(f"lcm-scrub/{PIPELINE_VERSION}:") and len(base.split(":")[1]) == 64
     again = app_scrubber(make_config(), build_plugins(env={})).version
     changed = app_scrubber(make_config(**{"security.sensitive_patterns": "x_[0-9]{9}"}), build_plugins(env={}))
     assert again == base != changed.version

@@ -13,13 +13,17 @@ any text here) must be gone from what the built-in pack stores.
 
 Examples are bounded (``EXAMPLES`` per rule, derandomized); a rule for which
 no drawn string passes upstream's own validation (entropy, allowlists) uses
-the hand-made examples in ``HAND``.
+the hand-made examples in ``HAND``. Derandomized is not enough to draw the
+same strings in every run: hypothesis also draws string constants of the
+project's modules that happen to be imported already, which depends on the
+tests that ran before in the process; ``_fixed_constants`` turns that off.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -56,6 +60,24 @@ def upstream_pack() -> RulePack:
 @pytest.fixture(scope="module")
 def upstream(upstream_pack: RulePack) -> Scrubber:
     return scrubber_from_packs([upstream_pack])
+
+
+@pytest.fixture(autouse=True)
+def _fixed_constants(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No constants from whatever project modules are loaded: the draws depend on the seed alone.
+
+    A private hook of hypothesis (there is no setting for it); if a release drops it, nothing is patched
+    and the test still runs, only with order-dependent draws again.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    if not (hasattr(providers, "_get_local_constants") and hasattr(providers, "CONSTANTS_CACHE")):
+        yield
+        return
+    monkeypatch.setattr(providers, "_get_local_constants", providers.Constants)
+    providers.CONSTANTS_CACHE.cache.clear()  # choices cached by earlier tests hold their constants
+    yield
+    providers.CONSTANTS_CACHE.cache.clear()
 
 
 @pytest.fixture(scope="module")
