@@ -98,6 +98,8 @@ class Database:
         self._depth = 0
         self.codec = Codec()
         self.strings = StringTable()
+        conn.create_function("lcm_text", 2, lambda name, data: self.codec.decode(conn, name, data),
+                             deterministic=True)
 
     @property
     def closed(self) -> bool:

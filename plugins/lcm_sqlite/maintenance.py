@@ -24,6 +24,7 @@ VACUUM_STEP_PAGES = 2048
 _REWRITES = (  # table, batch key, primary key, codec column, compressed columns
     ("native_records", "transcript_id", "transcript_id", "payload_codec", ("payload",)),
     ("message_parts", "message_id", "message_id, ordinal", "codec", ("text", "raw_json")),
+    ("texts", "text_id", "text_id", "codec", ("data",)),
 )
 
 

@@ -40,13 +40,20 @@ class _Target:
     id_column: str
     conversation: str
     extra: str = ""
+    index_of: str = ""
+    """The table whose full-text index this is, when ``table`` is a view of it."""
+
+    @property
+    def index(self) -> str:
+        return f"{self.index_of or self.table}_fts"
 
 
 Locator = Callable[[str], tuple[int, int]]
 _Plan = tuple[str, list[Any], str, list[Any], Locator]
 
 _TARGETS = {
-    SearchTarget.MESSAGES: _Target("messages", "message_id", "message_id", "t.conversation_id"),
+    SearchTarget.MESSAGES: _Target("message_texts", "message_id", "message_id", "t.conversation_id",
+                                       index_of="messages"),
     SearchTarget.SUMMARIES: _Target("summaries", "rowid", "summary_id", "t.conversation_id"),
     SearchTarget.MEMORY: _Target("memories", "memory_id", "memory_id", "NULL", " AND t.archived = 0"),
 }
@@ -117,7 +124,7 @@ class SqliteLexicalSearch(Repository):
             if capped:
                 cutoff = self._candidate_cutoff(conn, spec, where_args[0])
                 if cutoff is not None:
-                    sql += f" AND {spec.table}_fts.{self._docid()} >= ?"
+                    sql += f" AND {spec.index}.{self._docid()} >= ?"
                     args.append(cutoff)
             sql += f" ORDER BY score DESC, t.created_at DESC, t.{spec.id_column} ASC LIMIT ?"
             args.append(self._sql_limit(max(bound, RESCORED) if rescore and bound is not None else bound))
@@ -135,7 +142,7 @@ class SqliteLexicalSearch(Repository):
                   rows: list[Any]) -> list[Any]:
         """RANKED: the best bm25 candidates scored by query phrases matched (1 each), the whole query as one
         phrase (0.5), then bm25 in [0, 0.4); so the integer part counts the phrases matched on every backend."""
-        index, docid = f"{spec.table}_fts", self._docid()
+        index, docid = spec.index, self._docid()
         phrases = [fts.match_expression([group]) for group in groups]
         if len(groups) > 1:
             phrases.append(fts.match_expression([[w for group in groups for w in group]]))
@@ -157,7 +164,7 @@ class SqliteLexicalSearch(Repository):
 
     def _candidate_cutoff(self, conn: sqlite3.Connection, spec: _Target, match: str) -> int | None:
         """Lowest rowid among the newest RANK_CANDIDATES matches, or None when there are fewer."""
-        index, docid = f"{spec.table}_fts", self._docid()
+        index, docid = spec.index, self._docid()
         row = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? ORDER BY {docid} DESC "
                            "LIMIT 1 OFFSET ?", (match, RANK_CANDIDATES - 1)).fetchone()
         return None if row is None else int(row[0])
@@ -208,7 +215,7 @@ class SqliteLexicalSearch(Repository):
         ranked = mode is SearchMode.RANKED
         tier = self._scope.tier
         if tier is not FullTextTier.LIKE:
-            index, docid = f"{spec.table}_fts", self._docid()
+            index, docid = spec.index, self._docid()
             base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"
             source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
             if not ranked:

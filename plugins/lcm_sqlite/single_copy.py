@@ -1,0 +1,78 @@
+"""Schema version 5: message text stored once (``texts.py``).
+
+Version 4 kept each message's content plain in ``messages.content`` and, in ``message_parts`` (a
+WITHOUT ROWID table whose rows over ~1 KB wasted most of an overflow page), a compressed copy of each
+part's text and of its raw JSON, which repeats that text again. The migration moves content of at
+least ``codec.MIN_BYTES`` into ``texts`` (one row per distinct text), rebuilds the parts as spans of
+their message's content, and checks each batch of ``BATCH`` messages record by record (content, and
+every field of every part, as version 4 returned them) before it goes on; the old parts table is
+dropped only after every part arrived. All of it runs inside the schema transaction: a failed check or
+an interruption leaves version 4 as it was, and the next open starts over. The full-text indexes are
+rebuilt over the ``message_texts`` view by ``fts.install`` afterwards.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from lcm_framework.errors import StorageUnavailableError
+
+from . import texts
+from .codec import Codec
+from .errors import BACKEND
+from .scope import marks
+
+BATCH = 500
+_OLD_PARTS = ("message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec")
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Version 4 to 5, inside the caller's transaction; raises (the caller rolls back) if a record differs."""
+    codec = Codec()
+    conn.execute(texts.TABLE)
+    conn.execute("ALTER TABLE messages ADD COLUMN text_id INTEGER REFERENCES texts(text_id)")
+    conn.execute(texts.INDEX)
+    conn.execute(texts.VIEW)
+    conn.execute("ALTER TABLE message_parts RENAME TO message_parts_v4")
+    conn.execute(texts.PARTS)
+    after = -1
+    while True:
+        batch = conn.execute("SELECT message_id, content FROM messages WHERE message_id > ? ORDER BY message_id "
+                             "LIMIT ?", (after, BATCH)).fetchall()
+        if not batch:
+            break
+        after = batch[-1][0]
+        _move_batch(conn, codec, dict(batch))
+    moved = conn.execute("SELECT count(*) FROM message_parts").fetchone()[0]
+    if moved != conn.execute("SELECT count(*) FROM message_parts_v4").fetchone()[0]:
+        _failed()
+    conn.execute("DROP TABLE message_parts_v4")
+    conn.execute("DELETE FROM meta WHERE key = 'fts_tier'")  # fts.install rebuilds the indexes over the view
+
+
+def _move_batch(conn: sqlite3.Connection, codec: Codec, contents: dict[int, str]) -> None:
+    ids = list(contents)
+    text_ids = texts.store(conn, codec, list(contents.values()))
+    conn.executemany("UPDATE messages SET content = '', text_id = ? WHERE message_id = ?",
+                     [(text_id, mid) for mid, text_id in zip(ids, text_ids, strict=True) if text_id is not None])
+    old = [(*r[:3], codec.decode(conn, r[9], r[3]), *r[4:7], codec.decode(conn, r[9], r[7]), r[8]) for r in
+           conn.execute(f"SELECT {_OLD_PARTS} FROM message_parts_v4 WHERE message_id IN ({marks(ids)}) "
+                        "ORDER BY message_id, ordinal", ids)]
+    conn.executemany(f"INSERT INTO message_parts ({texts.PART_COLUMNS}) VALUES ({marks(range(14))})",
+                     [texts.part_row(conn, codec, contents[r[0]], r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]),
+                                     r[7], r[8]) for r in old])
+    if texts.contents(conn, ids) != contents:
+        _failed()
+    rebuilt: list[tuple[Any, ...]] = []
+    for r in conn.execute(f"SELECT {texts.PART_COLUMNS} FROM message_parts WHERE message_id IN ({marks(ids)}) "
+                          "ORDER BY message_id, ordinal", ids).fetchall():
+        text, raw = texts.rebuild_part(conn, codec, r, contents[r[0]])
+        rebuilt.append((r[0], r[1], r[2], text, r[3], r[4], r[5], raw, r[6]))
+    if rebuilt != old:
+        _failed()
+
+
+def _failed() -> None:
+    raise StorageUnavailableError("migrating message text to schema version 5 failed its check; the database "
+                                  "is unchanged", backend=BACKEND, domain="schema", code="migration_check")
