@@ -164,7 +164,8 @@ class SqliteConversations(Repository):
                rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:
         default_created = now_us()
         codec = self._scope.db.codec
-        text_ids = texts.store(conn, codec, [content for _role, content, _tokens, _created in rows])
+        text_ids = texts.store(conn, codec, [content for _role, content, _tokens, _created in rows],
+                               self._scope.db.recent_texts)
         insert_rows(conn, "messages (conversation_id, seq, role, content, token_count, created_at, text_id)",
                     [(conversation_id, seq, role, "" if text_id is not None else content, tokens,
                       default_created if created is None else created, text_id)
