@@ -24,7 +24,7 @@ from .errors import BACKEND
 from .scope import marks
 
 BATCH = 500
-_OLD_PARTS = ("message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec")
+_OLD_PARTS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec"
 
 
 def migrate(conn: sqlite3.Connection) -> None:
