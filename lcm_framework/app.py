@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 
 class App:
+    """The composition root a command or capability receives: ``config``, ``plugins``, the backend
+    (``storage``, opened on first use), ``project()`` and the configured ``summarizer()``.
+    """
+
     def __init__(self, config: Config, plugins: Plugins) -> None:
         self.config = config
         self.plugins = plugins

@@ -1,7 +1,8 @@
 """``./dev demo``: LCM's main job end to end on the embedded default (SQLite, no API key).
 
-Imports your own Claude Code / Codex sessions when they exist (into your real
-``$LCM_HOME``), otherwise the sample sessions bundled in ``formats/samples``
+Imports your own agent sessions when there are any in the default directories
+of the installed formats (into your real ``$LCM_HOME``), otherwise the sample
+sessions bundled in ``formats/samples``
 (into a throwaway ``.lcm-demo`` home inside the checkout). Then compacts every
 imported project, answers a question about an old part of a session with
 ``lcm search`` (natural language, no exact words needed) and reads the answer
@@ -42,9 +43,14 @@ def _query(*args: str, env: dict[str, str]) -> dict[str, Any]:
 
 
 def _user_has_sessions(env: dict[str, str]) -> bool:
-    claude = Path(env.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "projects"
-    codex = Path(env.get("CODEX_HOME") or Path.home() / ".codex")
-    return any(claude.rglob("*.jsonl")) or any((codex / "sessions").rglob("rollout-*.jsonl"))
+    """Whether ``lcm import`` (no path) would find a transcript: any file a format discovers in its default roots."""
+    import io
+
+    from .plugins import build_plugins
+
+    formats = build_plugins(env, stderr=io.StringIO()).formats().values()
+    return any(next(iter(fmt.discover(root.expanduser())), None) is not None
+               for fmt in formats for root in fmt.default_roots(env))
 
 
 def _answer(question: str, env: dict[str, str]) -> None:
@@ -63,21 +69,19 @@ def main() -> None:
     env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     needle = "Address already in use"
     question = "why did the integration tests fail when they ran in parallel?"
+    sources: list[str] = []  # none: every format's default directories
     if "--samples" not in sys.argv and _user_has_sessions(env):
-        print("demo: importing your own Claude Code / Codex sessions into", env.get("LCM_HOME", "~/.lcm"))
+        print("demo: importing your own sessions into", env.get("LCM_HOME", "~/.lcm"))
         needle = sys.argv[sys.argv.index("--grep") + 1] if "--grep" in sys.argv else "error"
         question = sys.argv[sys.argv.index("--ask") + 1] if "--ask" in sys.argv else "what caused the last error?"
     else:
         home = REPO / ".lcm-demo"
         shutil.rmtree(home, ignore_errors=True)
-        env.update(
-            LCM_HOME=str(home),
-            CLAUDE_CONFIG_DIR=str(SAMPLES / "claude"),
-            CODEX_HOME=str(SAMPLES / "codex"),
-        )
+        env["LCM_HOME"] = str(home)
+        sources = [str(SAMPLES)]
         print(f"demo: no sessions of yours found; using the bundled samples (LCM_HOME={home})")
 
-    _lcm("import", env=env)
+    _lcm("import", *sources, env=env)
     roots = [p["root"] for p in _query("stats", env=env).get("projects", [])]
     for root in roots:
         _lcm("--project", root, "compact", "--all", env=env)
@@ -103,7 +107,7 @@ def main() -> None:
     _lcm("--project", root, "verify", env=env)
     print(
         "\ndemo: done. The summary above replaced the original turns in the agent's context, and "
-        "`lcm expand` recovered them verbatim. Next: `lcm install` wires LCM into Claude Code and Codex."
+        "`lcm expand` recovered them verbatim. Next: `lcm install` wires LCM into your coding agents."
     )
 
 

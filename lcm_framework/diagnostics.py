@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from .errors import LcmError
 
 if TYPE_CHECKING:
+    from .agents.contracts import AgentIntegration
     from .app import App
+    from .transcripts.contracts import TranscriptFormat
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 
@@ -184,25 +186,34 @@ def check_summarizer(app: App, env: Mapping[str, str]) -> Check:
 
 
 def check_agents(app: App, env: Mapping[str, str]) -> list[Check]:
-    from .installer.agents import CLAUDE_EVENTS, CODEX_EVENTS, claude_dir, codex_dir, codex_trust_problems, installed
+    """One check per registered agent integration (skipped when the agent is not set up here)."""
+    from .agents.registry import registered
 
-    results = []
-    for agent, label, root, events in (("claude", "Claude Code", claude_dir(env), CLAUDE_EVENTS),
-                                       ("codex", "Codex", codex_dir(env), CODEX_EVENTS)):
-        if agent == "codex" and not root.exists():
-            results.append(Check(f"{agent}_hooks", SKIP, f"{label} not found ({root})"))
-            continue
-        hooks, mcp = installed(agent, env)
-        missing = sorted(set(events) - hooks)
-        problems = ([f"hooks missing: {', '.join(missing)}"] if missing else []) + ([] if mcp else ["MCP missing"])
-        if agent == "codex" and not missing:
-            problems += codex_trust_problems(env)  # Codex runs no untrusted (or changed) hook
-        if problems:
-            results.append(Check(f"{agent}_hooks", FAIL, f"{label}: {'; '.join(problems)}",
-                                 fix=f"lcm install {agent}"))
-        else:
-            results.append(Check(f"{agent}_hooks", OK, f"{label}: hooks and MCP server installed"))
-    return results
+    formats = app.plugins.formats()
+    return [_agent_check(name, agent, formats, env) for name, agent in registered(app.plugins).items()]
+
+
+def _agent_check(name: str, agent: AgentIntegration, formats: Mapping[str, TranscriptFormat],
+                 env: Mapping[str, str]) -> Check:
+    check, label = f"{name}_hooks", agent.display_name
+    if not agent.present(env):
+        return Check(check, SKIP, f"{label} not found ({agent.config_dir(env)})")
+    status = agent.status(env)
+    missing = sorted(e.agent_event for e in agent.events if e.event not in status.hooks)
+    problems = [f"hooks missing: {', '.join(missing)}"] if missing else []
+    problems += [] if status.mcp else ["MCP missing"]
+    if not missing:
+        problems += status.problems  # e.g. hooks the agent does not trust
+    readable = [formats[f] for f in agent.transcript_formats if f in formats]
+    data = {"config_dir": str(agent.config_dir(env)),
+            "transcript_roots": sorted({str(root) for fmt in readable for root in fmt.default_roots(env)})}
+    if problems:
+        return Check(check, FAIL, f"{label}: {'; '.join(problems)}", fix=f"lcm install {name}", data=data)
+    if len(readable) < len(agent.transcript_formats):
+        unread = ", ".join(f for f in agent.transcript_formats if f not in formats)
+        return Check(check, FAIL, f"{label}: no plugin reads its transcripts ({unread})",
+                     fix="install the plugin of that format where lcm and its daemon run", data=data)
+    return Check(check, OK, f"{label}: hooks and MCP server installed", data=data)
 
 
 def check_daemon(app: App, env: Mapping[str, str]) -> Check:

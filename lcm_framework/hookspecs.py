@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from .agents.contracts import AgentIntegration
     from .config import Config
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
@@ -63,3 +64,8 @@ def lcm_register_capabilities(register: Callable[[Capability], None]) -> None:
 @hookspec
 def lcm_register_commands(register: Callable[[CommandSpec], None]) -> None:
     """Register ``lcm`` subcommands."""
+
+
+@hookspec
+def lcm_register_agents(register: Callable[[AgentIntegration], None]) -> None:
+    """Register coding agent integrations (``lcm install NAME``, ``lcm hook EVENT --agent NAME``), keyed by name."""

@@ -23,6 +23,7 @@ from . import hookspecs
 from .errors import PluginError
 
 if TYPE_CHECKING:
+    from .agents.contracts import AgentIntegration
     from .config import Config
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
@@ -134,6 +135,9 @@ class Plugins:
 
     def commands(self) -> dict[str, CommandSpec]:
         return self._collect("command", "lcm_register_commands", lambda c: c.name)
+
+    def agents(self) -> dict[str, AgentIntegration]:
+        return self._collect("agent", "lcm_register_agents", lambda a: a.name)
 
     def sniff_format(self, head: list[Any]) -> str | None:
         result: str | None = self.pm.hook.lcm_sniff_format(head=head)

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_framework.storage.inputs import NewPart, PartKind
-from lcm_framework.transcripts.format_helpers import to_json
+from lcm_framework.plugin_api.formats import NewPart, PartKind, to_json
 
 IMAGE_PLACEHOLDER = "[image]"
 

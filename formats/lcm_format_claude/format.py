@@ -18,19 +18,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.inputs import FormatIdentity, NewMessage, PartKind, Role
-from lcm_framework.transcripts.contracts import (
+from lcm_framework.plugin_api.formats import (
     AGENT_SCAFFOLDING,
     CLIENT_META,
     COMPACT_SUMMARY,
     LCM_CONTEXT,
+    FormatIdentity,
     MappedRecord,
+    NewMessage,
+    PartKind,
     PartView,
+    Role,
     Spawn,
     SpawnedBy,
     SubagentRef,
-)
-from lcm_framework.transcripts.format_helpers import (
     estimate_tokens,
     is_lcm_context,
     parse_timestamp,

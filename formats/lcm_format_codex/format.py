@@ -19,9 +19,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.inputs import FormatIdentity, PartKind
-from lcm_framework.transcripts.contracts import AGENT_SCAFFOLDING, LCM_CONTEXT, MappedRecord, PartView, Spawn, SpawnedBy
-from lcm_framework.transcripts.format_helpers import is_lcm_context, parse_timestamp, string_fields
+from lcm_framework.plugin_api.formats import (
+    AGENT_SCAFFOLDING,
+    LCM_CONTEXT,
+    FormatIdentity,
+    MappedRecord,
+    PartKind,
+    PartView,
+    Spawn,
+    SpawnedBy,
+    is_lcm_context,
+    parse_timestamp,
+    string_fields,
+)
 
 from .items import map_response_item
 from .structure import STRUCTURAL_SAMPLES

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.inputs import NewMessage, NewPart, PartKind, Role
-from lcm_framework.transcripts.format_helpers import estimate_tokens, to_json
+from lcm_framework.plugin_api.formats import NewMessage, NewPart, PartKind, Role, estimate_tokens, to_json
 
 IMAGE_PLACEHOLDER = "[image]"
 MESSAGE_ROLES = {

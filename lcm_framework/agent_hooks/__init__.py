@@ -1,4 +1,4 @@
-"""Agent hook handling (Claude Code and Codex): parse the hook JSON, post it to the daemon, fall back to the outbox.
+"""Agent hook handling: parse the hook JSON, post it to the daemon, fall back to the outbox.
 
 This package is on the hook fast path: it imports no plugin, no storage
 driver and no HTTP library heavier than ``http.client``.

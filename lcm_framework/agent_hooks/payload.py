@@ -1,13 +1,20 @@
-"""Parse an agent's hook JSON (stdin) into the small event LCM forwards: ids and paths only."""
+"""Parse an agent's hook JSON (stdin) into the small event LCM forwards: ids and paths only.
+
+Every supported agent sends the same hook JSON shape (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name`` plus event fields); this
+reader needs no plugin, so a hook never pays for loading them.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 MAX_STDIN_BYTES = 1024 * 1024
-AGENTS = ("claude", "codex")
+AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+"""What ``--agent`` accepts (a registered integration's name; ``lcm install`` writes only those)."""
 # Event-specific fields kept besides the common ones (short identifiers and paths, never content).
 EXTRA_FIELDS = ("source", "trigger", "reason", "turn_id", "model", "agent_id", "agent_type", "stop_hook_active",
                 "agent_transcript_path")
@@ -22,7 +29,7 @@ class HookInput:
 
     __slots__ = ("agent", "cwd", "event", "extra", "prompt", "session_id", "transcript_path")
 
-    def __init__(self, *, agent: str, event: str, session_id: str | None, transcript_path: str | None,
+    def __init__(self, *, agent: str | None, event: str, session_id: str | None, transcript_path: str | None,
                  cwd: str | None, extra: dict[str, Any], prompt: str | None = None) -> None:
         self.agent = agent
         self.prompt = prompt  # UserPromptSubmit: sent for recall, never forwarded or stored
@@ -42,7 +49,7 @@ class HookInput:
         return {k: v for k, v in body.items() if v is not None}
 
 
-def parse(raw: bytes, *, event: str, agent: str) -> HookInput:
+def parse(raw: bytes, *, event: str, agent: str | None) -> HookInput:
     if len(raw) > MAX_STDIN_BYTES:
         raise PayloadError(f"hook input larger than {MAX_STDIN_BYTES} bytes")
     try:

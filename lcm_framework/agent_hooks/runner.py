@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
-from .payload import AGENTS, MAX_STDIN_BYTES, HookInput, PayloadError, parse
+from .payload import AGENT_NAME, MAX_STDIN_BYTES, HookInput, PayloadError, parse
 from .settings import DEFAULT_AUTOSTART, DEFAULT_PORT, HookSettings, hook_settings
 
 BUDGET_S = 2.0
@@ -26,7 +26,7 @@ SESSION_START_BUDGET_S = 4.0
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-USAGE = "usage: lcm hook EVENT [--agent claude|codex] [--timeout SECONDS]"
+USAGE = "usage: lcm hook EVENT [--agent NAME] [--timeout SECONDS]"
 
 
 def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None,
@@ -68,9 +68,12 @@ def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STD
     return b"".join(chunks)
 
 
-def parse_args(argv: Sequence[str]) -> tuple[str, str, float | None]:
+def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None]:
+    """``EVENT``, the agent (None when the command names none) and the timeout."""
     args = list(argv)
-    agent, timeout_s, positional = "claude", None, []
+    agent: str | None = None
+    timeout_s: float | None = None
+    positional: list[str] = []
     while args:
         arg = args.pop(0)
         name, eq, value = arg.partition("=")
@@ -80,8 +83,8 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str, float | None]:
                     raise ValueError(f"{name} needs a value")
                 value = args.pop(0)
             if name == "--agent":
-                if value not in AGENTS:
-                    raise ValueError(f"--agent must be one of {', '.join(AGENTS)}")
+                if not AGENT_NAME.fullmatch(value):
+                    raise ValueError("--agent must be an agent name (lower-case letters, digits, - and _)")
                 agent = value
             else:
                 try:
@@ -99,7 +102,7 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str, float | None]:
     return positional[0], agent, timeout_s
 
 
-def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
+def run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
         env: Mapping[str, str] | None = None) -> int:
     try:
         hook = parse(raw, event=event, agent=agent)
@@ -139,8 +142,8 @@ def run(event: str, agent: str, raw: bytes, *, timeout_s: float | None = None, o
 
 
 def emit_context(answer: Mapping[str, Any], out: TextIO, event: str = "SessionStart") -> None:
-    """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way Claude Code
-    and Codex inject it (hookSpecificOutput JSON); nothing when there is nothing to add."""
+    """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way agents
+    inject hook output (``hookSpecificOutput.additionalContext`` JSON); nothing when there is nothing to add."""
     text = str((answer.get("restore") or answer.get("recall") or {}).get("context") or "")
     if text:
         json.dump({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, out)

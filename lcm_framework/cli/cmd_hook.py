@@ -1,4 +1,4 @@
-"""``lcm hook EVENT [--agent claude|codex]``: the command agents run on their hook events.
+"""``lcm hook EVENT [--agent NAME]``: the command agents run on their hook events.
 
 ``lcm hook ...`` normally takes the fast path in ``cli/main.py`` (no plugin
 loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...``.
@@ -13,8 +13,12 @@ from ..extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ..agents.registry import describe, registered
+
+    agents = registered()
     parser.add_argument("event", help="SessionStart, Stop, PreCompact, SessionEnd (others are ingested)")
-    parser.add_argument("--agent", choices=("claude", "codex"), default="claude")
+    parser.add_argument("--agent", choices=list(agents), default=None,
+                        help=f"the agent sending the event: {describe(agents)}")
     parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
 
 
@@ -32,7 +36,7 @@ COMMAND = CommandSpec(
     name="hook",
     help="handle an agent hook event read as JSON on stdin (always exits 0)",
     description=(
-        "Reads the hook JSON of Claude Code or Codex on stdin and forwards it to the daemon within a small\n"
+        "Reads an agent's hook JSON on stdin and forwards it to the daemon within a small\n"
         "time budget. SessionStart prints the restored context (hookSpecificOutput.additionalContext);\n"
         "Stop ingests the new part of the transcript; PreCompact and SessionEnd ingest and compact.\n"
         "When the daemon or storage is unavailable the event goes to $LCM_HOME/outbox.db and the daemon\n"

@@ -1,4 +1,4 @@
-"""``lcm import``: import Claude Code / Codex (and plugin-format) transcripts, resumably."""
+"""``lcm import``: import agent transcripts in every registered format, resumably."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from ..extensions import CommandSpec
 from .output import Progress, print_json
 
 DESCRIPTION = """\
-Import agent transcripts into LCM. With no PATH, every registered client's
-default sessions directory is scanned (~/.claude/projects honouring
-CLAUDE_CONFIG_DIR, ~/.codex/sessions and archived_sessions honouring CODEX_HOME).
+Import agent transcripts into LCM. With no PATH, the default sessions
+directories of every registered transcript format are scanned (each format
+honours its agent's own environment variables; `lcm plugins --all` lists the
+formats).
 A PATH may be a transcript file or a directory; the format is detected from
 the content. Each session is stored in the project of the working directory
 it ran in (override with --project).
@@ -27,9 +28,9 @@ scrubbed safely is quarantined locally (metadata only) and its neighbours
 still import.
 
 examples:
-  lcm import                         all Claude Code and Codex sessions
-  lcm import --provider codex        only Codex rollouts
-  lcm import ~/.claude/projects/-home-me-app/2f1c.jsonl
+  lcm import                         every agent's sessions
+  lcm import --provider NAME         only the sessions of one provider's formats
+  lcm import path/to/session.jsonl   one transcript file
   lcm import --dry-run --json DIR    what would be imported, as JSON
   lcm import --workers 1 DIR         a single process (default: one per CPU for large imports)
 """
@@ -37,9 +38,9 @@ examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                        help="transcript files or directories (default: every client's sessions directory)")
+                        help="transcript files or directories (default: every format's sessions directories)")
     parser.add_argument("--provider", default="all", metavar="NAME",
-                        help="only formats of this provider: claude, codex, all (default) or a plugin's")
+                        help="only formats of this provider (a format's short provider name), or all (default)")
     parser.add_argument("--project", dest="import_project", type=Path, metavar="PATH",
                         help="store every session in this project instead of its working directory's")
     parser.add_argument("--dry-run", action="store_true",
@@ -133,7 +134,7 @@ def _print_summary(summary: dict[str, object], out: TextIO) -> None:
 
 COMMAND = CommandSpec(
     name="import",
-    help="import Claude Code / Codex transcripts (resumable, scrubbed)",
+    help="import agent transcripts (resumable, scrubbed)",
     description=DESCRIPTION,
     configure=configure,
     run=run,

@@ -1,4 +1,6 @@
-"""``lcm install [claude|codex|all] [--dry-run] [--service]`` (``lcm uninstall`` shares this module)."""
+"""``lcm install [AGENT|all] [--dry-run] [--service]`` (``lcm uninstall`` shares this module).
+
+The agents are the integrations plugins register (``lcm_register_agents``)."""
 
 from __future__ import annotations
 
@@ -10,22 +12,26 @@ from ..extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agent", nargs="?", default="all", choices=("claude", "codex", "all"),
-                        help="which agent to configure (default: all)")
+    from ..agents.registry import describe, registered
+
+    agents = registered()
+    parser.add_argument("agent", nargs="?", default="all", choices=[*agents, "all"],
+                        help=f"which agent: {describe(agents)}, or all (default)")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff, write nothing")
     parser.add_argument("--service", action="store_true",
                         help="also write a systemd user unit (Linux) or launchd agent (macOS) for the daemon")
     parser.add_argument("--json", action="store_true", help="report the changed files as JSON")
 
 
-def run_for(args: argparse.Namespace, *, install: bool) -> int:
-    from ..installer import agents
+def run_for(args: argparse.Namespace, app: App, *, install: bool) -> int:
+    from ..agents.registry import registered
+    from ..installer.agents import changes as agent_changes
     from ..installer.service import activation_hint, service_change
     from .output import print_json
 
     env = dict(os.environ)
-    chosen = list(agents.AGENTS) if args.agent == "all" else [args.agent]
-    changes = [c for agent in chosen for c in agents.changes(agent, env, install=install)]
+    chosen = list(registered(app.plugins)) if args.agent == "all" else [args.agent]
+    changes = [c for agent in chosen for c in agent_changes(agent, env, install=install, plugins=app.plugins)]
     if args.service:
         changes.append(service_change(env, install=install))
     report = []
@@ -55,17 +61,17 @@ def run_for(args: argparse.Namespace, *, install: bool) -> int:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    return run_for(args, install=True)
+    return run_for(args, app, install=True)
 
 
 COMMAND = CommandSpec(
     name="install",
-    help="add LCM's hooks and MCP server to Claude Code and Codex",
+    help="add LCM's hooks and MCP server to your coding agents",
     description=(
-        "Merges `lcm hook <Event>` commands (SessionStart, Stop, PreCompact, SessionEnd) and the `lcm mcp`\n"
-        "server into Claude Code's settings.json ($CLAUDE_CONFIG_DIR or ~/.claude) and Codex's hooks.json\n"
-        "and config.toml ($CODEX_HOME or ~/.codex). Existing entries are kept; each changed file gets a\n"
-        "timestamped .lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
+        "Merges `lcm hook <Event>` commands (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd)\n"
+        "and the `lcm mcp` server into each agent's own configuration (the agents are the integrations\n"
+        "plugins register, listed below). Existing entries are kept; each changed file gets a timestamped\n"
+        ".lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
     ),
     configure=configure,
     run=run,

@@ -29,7 +29,7 @@ COMMAND = CommandSpec(
     description=(
         "An MCP server on stdin/stdout for the current project (or --project PATH). Tools come from the\n"
         "capabilities plugins register (the built-in recall plugin provides the four recall tools).\n"
-        "`lcm install` adds it to Claude Code and Codex."
+        "`lcm install` adds it to your coding agents."
     ),
     configure=configure,
     run=run,

@@ -17,6 +17,7 @@ KINDS = {
     "storage_backends": "storage_backend",
     "capabilities": "capability",
     "commands": "command",
+    "agents": "agent",
 }
 
 
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     plugins.storage_backends()
     plugins.capabilities()
     plugins.commands()
+    plugins.agents()
     rows: list[dict[str, Any]] = []
     for name, info in sorted(plugins.infos.items()):
         builtin = info.distribution == "lcm-framework"

@@ -1,4 +1,4 @@
-"""``lcm uninstall [claude|codex|all] [--dry-run] [--service]``: remove exactly what install added."""
+"""``lcm uninstall [AGENT|all] [--dry-run] [--service]``: remove exactly what install added."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ from .cmd_install import configure, run_for
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    return run_for(args, install=False)
+    return run_for(args, app, install=False)
 
 
 COMMAND = CommandSpec(
     name="uninstall",
-    help="remove LCM's hooks and MCP server from Claude Code and Codex",
+    help="remove LCM's hooks and MCP server from your coding agents",
     description=(
-        "Removes the `lcm hook` commands, the `lcm` MCP server entry and the marked Codex config block that\n"
-        "`lcm install` added; everything else is left as it is. --service also removes the daemon unit."
+        "Removes the `lcm hook` commands, the `lcm` MCP server entry and the other keys `lcm install` added\n"
+        "to each agent's configuration; everything else is left as it is. --service also removes the\n"
+        "daemon unit."
     ),
     configure=configure,
     run=run,

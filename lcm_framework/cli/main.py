@@ -15,12 +15,13 @@ if TYPE_CHECKING:
     from ..extensions import CommandSpec
 
 DESCRIPTION = """\
-LCM keeps every message of your Claude Code and Codex sessions, compacts old
+LCM keeps every message of your coding agents' sessions, compacts old
 turns into a DAG of summaries, and lets you (and your agent) search and expand
 any summary back to the exact original. Secrets are scrubbed before storage.
 
 Typical first run:
-  lcm import            import your ~/.claude and ~/.codex sessions
+  lcm install           add LCM's hooks and MCP server to your agents
+  lcm import            import the sessions your agents already wrote
   lcm compact --all     summarize old turns (offline by default)
   lcm grep "error"      find anything again; lcm expand ID recovers it verbatim
 """

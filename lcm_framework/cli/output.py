@@ -1,29 +1,16 @@
-"""Printing helpers shared by commands: JSON, aligned tables, a terminal progress bar."""
+"""Printing helpers shared by commands: a terminal progress bar and sizes; JSON and tables come from
+``lcm_framework.output`` (re-exported here for the commands)."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
-from ..jsonable import to_jsonable
+from ..output import print_json, print_table
 
-
-def print_json(value: Any, out: TextIO | None = None) -> None:
-    json.dump(to_jsonable(value), out or sys.stdout, indent=2, ensure_ascii=False, sort_keys=False)
-    (out or sys.stdout).write("\n")
-
-
-def print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: TextIO | None = None) -> None:
-    stream = out or sys.stdout
-    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    for n, row in enumerate(cells):
-        stream.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
-        if n == 0:
-            stream.write("  ".join("-" * w for w in widths) + "\n")
+__all__ = ["Progress", "human_size", "print_json", "print_table"]
 
 
 class Progress:

@@ -1,7 +1,8 @@
 """Compaction into the summary DAG: leaf passes, condensation, escalation, modes, serialization."""
 
+from ..summarize.truncation import TRUNCATION_MARKER
 from .engine import CompactionEngine, PassResult
-from .escalation import TRUNCATION_MARKER, Outcome
+from .escalation import Outcome
 from .locking import CompactionBusy
 from .settings import CompactionReport, CompactionSettings, Mode
 

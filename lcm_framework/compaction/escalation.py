@@ -9,19 +9,18 @@ raised to the engine, which switches to the offline summarizer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from ..errors import SummarizerUnavailableError
 from ..summarize.contracts import Level, SummaryRequest
+from ..summarize.truncation import truncate_text
 
 if TYPE_CHECKING:
     from ..summarize.contracts import Summarizer
     from ..summarize.prompts import PromptRenderer
 
-TRUNCATION_MARKER = "[Truncated for context management]"
 AGGRESSIVE_TEMPERATURE = 0.1
 
 
@@ -45,21 +44,6 @@ class LadderSettings:
     target_tokens: int
     truncate_tokens: int
     temperature: float
-
-
-def truncate_text(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
-    """Deterministic fallback: head and tail of ``text`` around the truncation marker.
-
-    Text already within ``max_tokens`` is returned unchanged.
-    """
-    tokens = count(text)
-    if tokens <= max_tokens:
-        return text
-    chars_per_token = len(text) / max(tokens, 1)
-    budget = max(int((max_tokens - count(TRUNCATION_MARKER) - 2) * chars_per_token), 8)
-    head = text[: budget * 3 // 4].rstrip()
-    tail = text[len(text) - budget // 4 :].lstrip()
-    return f"{head}\n{TRUNCATION_MARKER}\n{tail}"
 
 
 def summarize_with_escalation(

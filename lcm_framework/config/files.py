@@ -12,6 +12,7 @@ from ..paths import ensure_private_dir
 
 
 def set_key(path: Path, key: str, value: Any) -> None:
+    """Set ``section.name`` to ``value`` in the TOML file at ``path`` (``None`` removes it), privately."""
     import tomli_w
 
     section, _, name = key.partition(".")

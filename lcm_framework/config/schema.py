@@ -65,7 +65,7 @@ SETTINGS: dict[str, Setting] = {
         # summarizer
         _s("summarizer.provider", str, "auto", "Summarizer plugin; auto = litellm when a model is set, "
            "else extractive.", env=("LCM_SUMMARIZER",)),
-        _s("summarizer.model", str, None, "litellm model string, e.g. anthropic/claude-3-5-haiku-latest.",
+        _s("summarizer.model", str, None, "litellm model string, e.g. openai/gpt-4o-mini.",
            env=("LCM_SUMMARY_MODEL",), nullable=True),
         _s("summarizer.api_base", str, None, "Base URL of an OpenAI-compatible or Ollama server.", nullable=True),
         _s("summarizer.timeout_s", float, 60.0, "Per-request timeout.", minimum=1),

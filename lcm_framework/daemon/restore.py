@@ -1,6 +1,6 @@
 """The context SessionStart hands back: what a new, resumed or compacted session receives.
 
-The hook's ``source`` (Claude Code and Codex both send it) decides:
+The SessionStart hook's ``source`` (the agents send it) decides:
 
 * ``startup`` / ``clear`` (a new session): the project's most recent other
   conversation as it stands in LCM's context: its in-context summaries and the

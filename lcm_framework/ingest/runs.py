@@ -2,8 +2,8 @@
 
 A file is either a session's own transcript, whose sidechain records
 (``MappedRecord.subagent``) are sub-agent runs of their own, or one whole
-sub-agent run (``SpawnedBy``: from its location, such as Claude's
-``agent-<id>.jsonl``, or from a record, such as Codex's ``session_meta``).
+sub-agent run (``SpawnedBy``: from its location, such as
+``subagents/agent-<id>.jsonl``, or from a record, such as a session header naming its parent).
 Each run is a conversation of its own, linked to the session that started it
 (``lcm_framework.ingest.links``).
 """

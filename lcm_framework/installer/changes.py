@@ -54,6 +54,7 @@ class FileChange:
 
 
 def read_text(path: Path) -> str | None:
+    """The text of ``path``, or None when it does not exist."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -40,5 +40,6 @@ def lcm_verb(command: str) -> list[str] | None:
 
 
 def is_lcm_hook(command: str) -> bool:
+    """Whether a hook command line runs ``lcm hook`` (one LCM installed, in any of its spellings)."""
     verb = lcm_verb(command)
     return bool(verb) and verb[0] == "hook"  # type: ignore[index]

@@ -1,8 +1,8 @@
 """Add and remove LCM's entries in a JSON hooks/settings document, keeping everything else.
 
 The document is re-serialized with the indentation it already had, so a file
-written the way Claude Code and Codex write theirs (``JSON.stringify(x, null,
-2)``) keeps every untouched byte, and install followed by uninstall restores
+written the way the agents write theirs (``JSON.stringify(x, null, 2)``)
+keeps every untouched byte, and install followed by uninstall restores
 it exactly.
 """
 
@@ -19,9 +19,19 @@ from .command import is_lcm_hook, lcm_verb
 
 @dataclass(frozen=True, slots=True)
 class HookEntry:
+    """One hook command under ``hooks.<event>``: the agent's event name, the command and its time limit."""
+
     event: str
     command: str
     timeout_s: int
+    timeout_scale: int = 1
+    """What the agent counts its ``timeout`` in: 1 for seconds, 1000 for milliseconds."""
+    name: str | None = None
+    """The hook's ``name``, for agents that show or toggle hooks by name."""
+
+    def handler(self) -> dict[str, Any]:
+        named = {"name": self.name} if self.name else {}
+        return {"type": "command", **named, "command": self.command, "timeout": self.timeout_s * self.timeout_scale}
 
 
 def load(text: str | None, what: str) -> dict[str, Any]:
@@ -62,7 +72,7 @@ def add_hooks(data: dict[str, Any], entries: Sequence[HookEntry]) -> None:
             raise LcmError(f"the existing hooks.{entry.event} value is not a list; refusing to change it")
         if any(_is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []):
             continue
-        groups.append({"hooks": [{"type": "command", "command": entry.command, "timeout": entry.timeout_s}]})
+        groups.append({"hooks": [entry.handler()]})
 
 
 def remove_hooks(data: dict[str, Any]) -> int:

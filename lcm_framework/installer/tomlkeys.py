@@ -1,9 +1,9 @@
-"""LCM's keys in a TOML file another program rewrites (Codex's ``config.toml``), added and removed as text.
+"""LCM's keys in a TOML file another program rewrites (an agent's ``config.toml``), added and removed as text.
 
-Codex edits ``config.toml`` with a TOML editor that keeps comments and
-formatting but attaches a trailing comment to the end of the document and
-appends every new table there; a marked range ``# >>> ... # <<<`` would so
-swallow the tables Codex adds later. LCM therefore owns no range: it owns
+Agents edit their TOML with editors that keep comments and formatting but
+may attach a trailing comment to the end of the document and append every
+new table there; a marked range ``# >>> ... # <<<`` would so swallow the
+tables the agent adds later. LCM therefore owns no range: it owns
 single keys (``table path, key, value``). Install appends a table header with
 its keys (or a key into a table that exists); uninstall deletes exactly the
 key lines whose value is still LCM's, and a header only when its table is left

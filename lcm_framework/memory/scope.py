@@ -37,5 +37,6 @@ def user_wide_root(app: App) -> Path:
 
 @contextmanager
 def memory_scope(app: App, *, user_wide: bool = False) -> Iterator[MemoryScope]:
+    """The storage memories live in: this project's, or the user-wide one, open for a ``with`` block."""
     with app.project(user_wide_root(app) if user_wide else None) as storage:
         yield MemoryScope(storage, user_wide)

@@ -77,6 +77,7 @@ def parse_since(text: str | None) -> datetime | None:
 
 
 def parse_ref(text: str) -> Ref:
+    """A ``msg_N``, ``sum_<hex>``, ``file_<hex>`` or ``mem_N`` reference; InvalidReferenceError otherwise."""
     value = text.strip()
     if _MESSAGE.fullmatch(value):
         return Ref(RefKind.MESSAGE, value)

@@ -44,6 +44,7 @@ def last_audit(home: Path, project_id: str) -> AuditMark | None:
 
 
 def record_audit(home: Path, project_id: str, digest: str, findings: int) -> None:
+    """Remember that ``project_id`` was audited now with the rules of ``digest`` (read by ``lcm doctor``)."""
     projects = _read(home)
     projects[project_id] = {"digest": digest, "audited_at": datetime.now(UTC).isoformat(timespec="seconds"),
                             "findings": findings}

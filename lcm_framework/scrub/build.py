@@ -43,6 +43,7 @@ def build_scrubber(
 
 
 def scrubber_from_packs(packs: Sequence[RulePack], *, protected_samples: Sequence[Any] = ()) -> Scrubber:
+    """A scrubber of exactly ``packs``; ScrubberError when a rule would redact structure of a sample."""
     scrubber = Scrubber(compile_packs(packs), rules_digest(packs))
     for sample in protected_samples:
         check_protected(scrubber, sample)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from ..errors import ConfigError, PluginError
+from .checked import CheckedBackend
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -24,7 +25,8 @@ def available_backends() -> list[str]:
 
 
 def open_backend(config: Config, name: str | None = None) -> StorageBackendFactory:
-    """Build the factory of ``storage.backend`` (or ``name``). Never falls back to another backend."""
+    """Build the factory of ``storage.backend`` (or ``name``), wrapped so the core validates every repository
+    call (``storage.checked``). Never falls back to another backend."""
     from stevedore import driver
     from stevedore.exception import NoMatches
 
@@ -41,7 +43,7 @@ def open_backend(config: Config, name: str | None = None) -> StorageBackendFacto
             f"storage.backend={backend!r} is not an installed backend "
             f"(installed: {', '.join(available_backends()) or 'none'})"
         ) from None
-    return cast("StorageBackendFactory", manager.driver(config))
+    return CheckedBackend(cast("StorageBackendFactory", manager.driver(config)))
 
 
 def _raise_load_failure(_manager: object, entrypoint: object, exc: BaseException) -> None:

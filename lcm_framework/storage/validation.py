@@ -93,7 +93,7 @@ class Validator:
 
 
 class CheckedRepository:
-    """Mixin for adapter repositories: typed errors and argument checks through their ``_check`` Validator."""
+    """Mixin for adapter repositories: typed errors (tagged like the core's) through their ``_check`` Validator."""
 
     _check: Validator
 
@@ -105,12 +105,6 @@ class CheckedRepository:
 
     def _invalid(self, message: str, code: str = "invalid") -> DataValidationError:
         return self._check.invalid(message, code)
-
-    def _ids(self, field: str, values: Sequence[int]) -> list[int]:
-        return self._check.ids(field, values)
-
-    def _limit(self, limit: int | None) -> int | None:
-        return self._check.limit(limit)
 
 
 def effective_limit(limit: int | None) -> int | None:

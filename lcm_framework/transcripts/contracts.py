@@ -13,7 +13,7 @@ from ..storage.inputs import FormatIdentity, NewMessage, PartKind
 
 @dataclass(frozen=True, slots=True)
 class SubagentRef:
-    """The sub-agent run a record of a session's own file belongs to (Claude's sidechain records).
+    """The sub-agent run a record of a session's own file belongs to (records of a run kept inline).
 
     ``agent_id`` is the run's id when the record states it. Without one, a run is the chain of
     records that starts at a record without ``parent_record_id``: the importer follows
@@ -33,10 +33,10 @@ class SpawnedBy:
     agent_id: str
     agent_type: str | None = None
     own_session: bool = False
-    """True: the file states its own session id (Codex); False: it states its parent's (Claude), so the
-    run is stored as the session ``<parent session>/agent-<agent id>``."""
+    """True: the file states its own session id; False: it states its parent's, so the run is stored as
+    the session ``<parent session>/agent-<agent id>``."""
     tool_call_id: str | None = None
-    """The call that started the run, when the file or its sidecar says so (Claude's meta ``toolUseId``)."""
+    """The call that started the run, when the file or a sidecar file next to it says so."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,7 @@ class TranscriptFormat(Protocol):
 
     identity: FormatIdentity
     provider: str
-    """Short provider name used by ``lcm import --provider`` (e.g. ``claude``)."""
+    """Short provider name used by ``lcm import --provider`` (the agent's short name)."""
 
     def default_roots(self, env: Mapping[str, str]) -> list[Path]:
         """Client roots to scan when no path is given (respecting the client's env vars)."""
@@ -134,7 +134,7 @@ class SubagentFormat(Protocol):
     """Optional: a format whose sessions start sub-agent runs kept in files of their own."""
 
     def source_subagent(self, path: Path) -> SpawnedBy | None:
-        """The run a file holds when its location says so (Claude's ``agent-<id>.jsonl``), else None.
+        """The run a file holds when its location says so (e.g. ``subagents/agent-<id>.jsonl``), else None.
 
         ``parent_session_id`` may be empty: the records' own session id is the parent then."""
         ...

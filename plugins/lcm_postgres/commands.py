@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.cli.output import print_json
-from lcm_framework.errors import ConfigError
-from lcm_framework.extensions import CommandSpec
+from lcm_framework.plugin_api import CommandSpec, ConfigError
+from lcm_framework.plugin_api.output import print_json
+from lcm_framework.plugin_api.storage import storage_driver
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
+    from lcm_framework.plugin_api.app import App
 
 
 @contextmanager
@@ -38,7 +38,7 @@ def _backend_cursor(app: App, domain: str) -> Iterator[Any]:
     """A cursor in one transaction on the configured (verified) PostgreSQL backend."""
     from .factory import PostgresBackendFactory
 
-    factory = app.storage
+    factory = storage_driver(app.storage)
     if not isinstance(factory, PostgresBackendFactory):
         raise ConfigError("this command needs storage.backend = postgresql (LCM_STORAGE_BACKEND=postgresql)")
     with factory.runtime.connection(domain) as conn, conn.transaction(), conn.cursor() as cur:

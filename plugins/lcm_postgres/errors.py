@@ -6,7 +6,7 @@ this module: never SQL text, bound values, URLs, credentials or driver text.
 
 from __future__ import annotations
 
-from lcm_framework.errors import (
+from lcm_framework.plugin_api import (
     ConflictError,
     DataValidationError,
     NotFoundError,

@@ -14,10 +14,15 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import StorageClosedError, StorageError, StorageUnavailableError
-from lcm_framework.storage.contracts import Capabilities, CoordinationScope, FullTextTier
-from lcm_framework.storage.models import Health, ProjectRef
-from lcm_framework.storage.validation import Validator
+from lcm_framework.plugin_api import StorageClosedError, StorageError, StorageUnavailableError
+from lcm_framework.plugin_api.storage import (
+    Capabilities,
+    CoordinationScope,
+    FullTextTier,
+    Health,
+    ProjectRef,
+    Validator,
+)
 
 from . import grants, identity, inventory, migrate
 from .errors import BACKEND
@@ -26,7 +31,7 @@ from .runtime import Runtime
 from .settings import load_settings
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
+    from lcm_framework.plugin_api.app import Config
 
 _INTEGRITY_TABLES = ("conversations", "messages", "message_parts", "native_transcripts", "summaries",
                      "summary_messages", "summary_parents", "context_items", "large_files", "memories",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lcm_framework.errors import ConfigError, StorageUnavailableError
+from lcm_framework.plugin_api import ConfigError, StorageUnavailableError
 
 from .errors import BACKEND
 

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.errors import ConfigError, ConflictError
-from lcm_framework.paths import ensure_private_dir
+from lcm_framework.plugin_api import ConfigError, ConflictError, ensure_private_dir
 
 from .errors import BACKEND
 

@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.plugin_api import StorageUnavailableError
 
 from .errors import BACKEND
 

@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from lcm_framework.errors import StorageError, StorageUnavailableError
+from lcm_framework.plugin_api import StorageError, StorageUnavailableError
 
 from . import inventory
 from .errors import BACKEND

@@ -7,22 +7,25 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lcm_framework.errors import LcmError, NestedTransactionError, StorageClosedError, StorageError
-from lcm_framework.storage.contracts import (
+from lcm_framework.plugin_api import LcmError, NestedTransactionError, StorageClosedError, StorageError
+from lcm_framework.plugin_api.storage import (
     Capabilities,
     ContextRepository,
     ConversationRepository,
     CoordinationRepository,
+    Health,
     LargeFileRepository,
     LexicalSearchRepository,
+    MaintenanceReport,
     NativeTranscriptRepository,
+    ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
     RedactionAdminRepository,
     Repositories,
+    StorageUsage,
     SummaryRepository,
 )
-from lcm_framework.storage.models import Health, MaintenanceReport, ProjectStats, StorageUsage
 
 from .errors import BACKEND, translate
 from .repos.admin import PgRedactionAdmin

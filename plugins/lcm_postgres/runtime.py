@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lcm_framework.errors import StorageClosedError, StorageError, StorageUnavailableError
+from lcm_framework.plugin_api import StorageClosedError, StorageError, StorageUnavailableError
 
 from .errors import BACKEND, translate
 

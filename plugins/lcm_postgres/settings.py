@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from lcm_framework.errors import ConfigError
+from lcm_framework.plugin_api import ConfigError
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
+    from lcm_framework.plugin_api.app import Config
 
 APPLICATION_NAME = "lcm"
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.extensions import Capability
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import Capability, hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
+    from lcm_framework.plugin_api.app import App
 
 _ALL = {"type": "boolean", "default": False, "description": "Search every project under $LCM_HOME."}
 _SUBAGENTS = {"type": "boolean", "default": True,

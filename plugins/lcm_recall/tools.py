@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import LcmError
+from lcm_framework.plugin_api import LcmError
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
+    from lcm_framework.plugin_api.app import App
 
 MAX_LIMIT = 200
 MAX_SNIPPET = 400
@@ -59,8 +59,8 @@ def _flag(args: Mapping[str, Any], key: str, default: bool) -> bool:
 
 
 def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.recall import Scope, grep_all, parse_since
-    from lcm_framework.storage.models import SearchMode
+    from lcm_framework.plugin_api.recall import Scope, grep_all, parse_since
+    from lcm_framework.plugin_api.storage import SearchMode
 
     pattern = _text(args, "pattern")
     try:
@@ -85,7 +85,7 @@ def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.recall import search_all
+    from lcm_framework.plugin_api.recall import search_all
 
     query = _text(args, "query")
     ranked = search_all(app, query, all_projects=bool(args.get("all_projects")),
@@ -98,8 +98,8 @@ def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.jsonable import to_jsonable
-    from lcm_framework.recall import describe, find_all, parse_ref
+    from lcm_framework.plugin_api.output import to_jsonable
+    from lcm_framework.plugin_api.recall import describe, find_all, parse_ref
 
     ref = parse_ref(_text(args, "id"))
     max_chars = _int(args, "max_chars", 50_000, 100, MAX_CONTENT_CHARS)
@@ -114,8 +114,8 @@ def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_expand(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.jsonable import to_jsonable
-    from lcm_framework.recall import expand, find_all, parse_ref
+    from lcm_framework.plugin_api.output import to_jsonable
+    from lcm_framework.plugin_api.recall import expand, find_all, parse_ref
 
     ref = parse_ref(_text(args, "id"))
     default_cap = int(app.config.get("compaction.max_expand_tokens"))

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lcm_framework.scrub import Scrubber
-    from lcm_framework.storage.contracts import ProjectStorage
+    from lcm_framework.plugin_api.scrub import Scrubber
+    from lcm_framework.plugin_api.storage import ProjectStorage
 
 PAGE = 500
 

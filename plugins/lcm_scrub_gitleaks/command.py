@@ -6,12 +6,11 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import LcmError, ScrubberError
-from lcm_framework.extensions import CommandSpec
+from lcm_framework.plugin_api import CommandSpec, LcmError, ScrubberError
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
-    from lcm_framework.scrub import Scrubber
+    from lcm_framework.plugin_api.app import App
+    from lcm_framework.plugin_api.scrub import Scrubber
 
 DESCRIPTION = """\
 Every record LCM stores is scrubbed first: secrets matched by the built-in
@@ -69,13 +68,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _scrubber(app: App) -> Scrubber:
-    from lcm_framework.scrub import app_scrubber
+    from lcm_framework.plugin_api.scrub import app_scrubber
 
     return app_scrubber(app.config, app.plugins)
 
 
 def _list(args: argparse.Namespace, app: App) -> int:
-    from lcm_framework.cli.output import print_json, print_table
+    from lcm_framework.plugin_api.output import print_json, print_table
 
     from .custom import project_patterns_file, read_patterns, rule_id
 
@@ -109,8 +108,8 @@ def _list(args: argparse.Namespace, app: App) -> int:
 
 def _validate(app: App, pattern: str) -> str:
     """Refuse a pattern that does not compile or would redact transcript structure; return its rule id."""
-    from lcm_framework.extensions import Rule, RulePack
-    from lcm_framework.scrub import format_samples, scrubber_from_packs
+    from lcm_framework.plugin_api import Rule, RulePack
+    from lcm_framework.plugin_api.scrub import format_samples, scrubber_from_packs
 
     from .custom import CATEGORY, PACK_NAME, rule_id
 
@@ -122,7 +121,7 @@ def _validate(app: App, pattern: str) -> str:
 
 
 def _global_patterns(app: App) -> list[str]:
-    from lcm_framework.config.resolve import read_config_file
+    from lcm_framework.plugin_api.app import read_config_file
 
     return list(read_config_file(app.config.global_file).get("security.sensitive_patterns") or [])
 
@@ -132,7 +131,7 @@ def _add(args: argparse.Namespace, app: App) -> int:
 
     rid = _validate(app, args.pattern)
     if args.is_global:
-        from lcm_framework.config.files import set_key
+        from lcm_framework.plugin_api.app import set_config_key as set_key
 
         current = _global_patterns(app)
         if args.pattern not in current:
@@ -152,7 +151,7 @@ def _remove(args: argparse.Namespace, app: App) -> int:
 
     rid = rule_id(args.pattern)
     if args.is_global:
-        from lcm_framework.config.files import set_key
+        from lcm_framework.plugin_api.app import set_config_key as set_key
 
         current = _global_patterns(app)
         if args.pattern not in current:
@@ -171,7 +170,7 @@ def _remove(args: argparse.Namespace, app: App) -> int:
 
 
 def _test(args: argparse.Namespace, app: App) -> int:
-    from lcm_framework.cli.output import print_json
+    from lcm_framework.plugin_api.output import print_json
 
     scrubber = _scrubber(app)
     redacted, counts = scrubber.scrub_text(args.text)
@@ -188,12 +187,12 @@ def _test(args: argparse.Namespace, app: App) -> int:
 
 
 def _scan(args: argparse.Namespace, app: App) -> int:
-    from lcm_framework.cli.output import print_json, print_table
+    from lcm_framework.plugin_api.output import print_json, print_table
 
     from .scan import scan_paths
 
     if args.gitleaks_config is not None:
-        from lcm_framework.scrub import scrubber_from_packs
+        from lcm_framework.plugin_api.scrub import scrubber_from_packs
 
         from .loader import load_gitleaks_file
 
@@ -217,8 +216,8 @@ def _scan(args: argparse.Namespace, app: App) -> int:
 
 
 def _audit(args: argparse.Namespace, app: App) -> int:
-    from lcm_framework.cli.output import print_json, print_table
-    from lcm_framework.scrub.audit_marks import record_audit
+    from lcm_framework.plugin_api.output import print_json, print_table
+    from lcm_framework.plugin_api.scrub import record_audit
 
     from .audit import audit_project
 

@@ -12,9 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from lcm_framework.errors import ScrubberError
-from lcm_framework.extensions import Rule, RulePack
-from lcm_framework.paths import ensure_private_dir
+from lcm_framework.plugin_api import Rule, RulePack, ScrubberError, ensure_private_dir
 
 PACK_NAME = "sensitive-patterns"
 CATEGORY = "sensitive-pattern"

@@ -15,8 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.errors import ScrubberError
-from lcm_framework.extensions import Allowlist, Rule, RulePack
+from lcm_framework.plugin_api import Allowlist, Rule, RulePack, ScrubberError
 
 
 def load_gitleaks_file(path: Path, name: str) -> RulePack:

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.extensions import CommandSpec, RulePack
+    from lcm_framework.plugin_api import CommandSpec, RulePack
+    from lcm_framework.plugin_api.app import Config
 
 BUILTIN_TOML = Path(__file__).parent / "rules" / "builtin.toml"
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from lcm_framework.errors import LcmError
+from lcm_framework.plugin_api import LcmError
 
 if TYPE_CHECKING:
-    from lcm_framework.scrub import Scrubber
+    from lcm_framework.plugin_api.scrub import Scrubber
 
 CHUNK = 100_000
 MAX_PIECE = 10 * 1024 * 1024  # a longer line is scanned in pieces (memory stays bounded)

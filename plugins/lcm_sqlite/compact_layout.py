@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.plugin_api import StorageUnavailableError
 
 from .errors import BACKEND
 

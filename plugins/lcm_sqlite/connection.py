@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from lcm_framework.errors import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
-from lcm_framework.sqlite_files import UnsafeDatabaseFile, open_private
+from lcm_framework.plugin_api import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
+from lcm_framework.plugin_api.sqlite import UnsafeDatabaseFile, open_private
 
 from .codec import Codec
 from .compact_layout import StringTable

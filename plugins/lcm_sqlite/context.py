@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from lcm_framework.storage.models import ContextItem, ContextItemKind
-from lcm_framework.storage.validation import validate_range
+from lcm_framework.plugin_api.storage import ContextItem, ContextItemKind
 
 from .scope import Repository, chunks, marks
 
@@ -32,7 +31,6 @@ class SqliteContext(Repository):
     domain = "context"
 
     def list_items(self, conversation_id: int) -> list[ContextItem]:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             rows = conn.execute(f"SELECT ci.ordinal, ci.message_id, ci.summary_id, {_TOKENS} {_JOINED} "
                                 "ORDER BY ci.ordinal", (conversation_id,)).fetchall()
@@ -43,8 +41,7 @@ class SqliteContext(Repository):
         ]
 
     def append_messages(self, conversation_id: int, message_ids: Sequence[int]) -> None:
-        self._check.count("conversation_id", conversation_id)
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         if not ids:
             return
         with self._op(write=True) as conn:
@@ -65,7 +62,6 @@ class SqliteContext(Repository):
                              [(conversation_id, start + i, mid) for i, mid in enumerate(ids)])
 
     def replace_range(self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
-        validate_range(self._check, conversation_id, start_ordinal, end_ordinal, summary_id)
         with self._op(write=True) as conn:
             owner = conn.execute("SELECT conversation_id FROM summaries WHERE summary_id = ?",
                                  (summary_id,)).fetchone()
@@ -84,13 +80,11 @@ class SqliteContext(Repository):
                          (conversation_id, start_ordinal, summary_id))
 
     def token_total(self, conversation_id: int) -> int:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             row = conn.execute(f"SELECT coalesce(sum({_TOKENS}), 0) {_JOINED}", (conversation_id,)).fetchone()
         return int(row[0])
 
     def depths(self, conversation_id: int) -> list[int]:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             rows = conn.execute("SELECT DISTINCT s.depth FROM context_items ci JOIN summaries s "
                                 "ON s.summary_id = ci.summary_id WHERE ci.conversation_id = ? ORDER BY s.depth",

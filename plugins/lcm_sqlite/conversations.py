@@ -6,7 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
+    SUBAGENT_LINK_FIELDS,
     Conversation,
     DeleteResult,
     Message,
@@ -15,14 +16,8 @@ from lcm_framework.storage.models import (
     PartKind,
     Role,
     SubagentLink,
-)
-from lcm_framework.storage.validation import (
-    SUBAGENT_LINK_FIELDS,
+    effective_limit,
     merged_link,
-    validate_append,
-    validate_insert,
-    validate_session,
-    validate_subagent_link,
 )
 
 from . import texts
@@ -55,12 +50,10 @@ class SqliteConversations(Repository):
     # --- conversations ---------------------------------------------------
 
     def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        validate_session(self._check, session_id, title)
         with self._op(write=True) as conn:
             return self._insert_conversation(conn, session_id, title)
 
     def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        validate_session(self._check, session_id, title)
         with self._op(write=True) as conn:
             row = conn.execute(
                 f"{_CONVERSATION} WHERE session_id = ? ORDER BY created_at DESC, conversation_id DESC LIMIT 1",
@@ -69,20 +62,18 @@ class SqliteConversations(Repository):
             return _conversation(row) if row else self._insert_conversation(conn, session_id, title)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             row = conn.execute(f"{_CONVERSATION} WHERE conversation_id = ?", (conversation_id,)).fetchone()
         return _conversation(row) if row else None
 
     def find_conversations(self, session_id: str) -> list[Conversation]:
-        self._check.text("session_id", session_id)
         with self._op() as conn:
             rows = conn.execute(f"{_CONVERSATION} WHERE session_id = ? ORDER BY created_at, conversation_id",
                                 (session_id,)).fetchall()
         return [_conversation(r) for r in rows]
 
     def list_conversations(self, *, limit: int | None = None) -> list[Conversation]:
-        bound = self._limit(limit)
+        bound = effective_limit(limit)
         if bound == 0:
             return []
         with self._op() as conn:
@@ -100,7 +91,6 @@ class SqliteConversations(Repository):
     # --- sub-agent links ---------------------------------------------------
 
     def link_subagent(self, link: SubagentLink) -> SubagentLink:
-        validate_subagent_link(self._check, link)
         with self._op(write=True) as conn:
             self._require_conversation(conn, link.child_conversation_id)
             if link.parent_conversation_id is not None:
@@ -115,13 +105,11 @@ class SqliteConversations(Repository):
         return stored
 
     def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
-        self._check.count("child_conversation_id", child_conversation_id)
         with self._op() as conn:
             row = conn.execute(f"{_LINK} WHERE child_conversation_id = ?", (child_conversation_id,)).fetchone()
         return None if row is None else SubagentLink(*row)
 
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        self._check.text("parent_session_id", parent_session_id)
         with self._op() as conn:
             if parent_session_id is None:
                 rows = conn.execute(f"{_LINK} ORDER BY child_conversation_id").fetchall()
@@ -133,7 +121,6 @@ class SqliteConversations(Repository):
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        validate_append(self._check, conversation_id, messages)
         rows = self._rows(messages)
         if not rows:
             return []
@@ -146,7 +133,7 @@ class SqliteConversations(Repository):
             return self._store(conn, conversation_id, messages, rows, seqs)
 
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        seqs = validate_insert(self._check, conversation_id, messages)
+        seqs = [m.seq for m in messages if m.seq is not None]  # the core checked that every message has one
         rows = self._rows(messages)
         if not rows:
             return []
@@ -202,9 +189,7 @@ class SqliteConversations(Repository):
 
     def list_messages(self, conversation_id: int, *, after_seq: int | None = None,
                       limit: int | None = None) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.optional_count("after_seq", after_seq)
-        bound = self._limit(limit)
+        bound = effective_limit(limit)
         if bound == 0:
             return []
         with self._op() as conn:
@@ -214,7 +199,7 @@ class SqliteConversations(Repository):
         return [message_from_row(r) for r in rows]
 
     def get_messages(self, message_ids: Sequence[int]) -> list[Message]:
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         found: dict[int, Message] = {}
         with self._op() as conn:
             for group in chunks(sorted(set(ids))):
@@ -223,9 +208,6 @@ class SqliteConversations(Repository):
         return [found[i] for i in ids if i in found]
 
     def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.text("role", role)
-        self._check.text("content", content)
         role_value = str(getattr(role, "value", role))
         with self._op() as conn:
             if texts.is_shared(content):
@@ -242,7 +224,7 @@ class SqliteConversations(Repository):
         return [message_from_row(r) for r in rows]
 
     def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
-        ids = sorted(set(self._ids("message_id", message_ids)))
+        ids = sorted(set(message_ids))
         out: dict[int, list[MessagePart]] = {}
         with self._op() as conn:
             codec = self._scope.db.codec
@@ -258,13 +240,12 @@ class SqliteConversations(Repository):
         return out
 
     def message_count(self, conversation_id: int) -> int:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             return int(conn.execute("SELECT count(*) FROM messages WHERE conversation_id = ?",
                                     (conversation_id,)).fetchone()[0])
 
     def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
-        ids = list(dict.fromkeys(self._ids("message_id", message_ids)))
+        ids = list(dict.fromkeys(message_ids))
         if not ids:
             return DeleteResult((), ())
         with self._op(write=True) as conn:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import sqlite3
 
-from lcm_framework.storage.models import Lease, SessionIngestRecord
+from lcm_framework.plugin_api.storage import Lease, SessionIngestRecord
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository
@@ -15,9 +14,6 @@ class SqliteCoordination(Repository):
     domain = "coordination"
 
     def record_session_ingest(self, record: SessionIngestRecord) -> None:
-        self._check.text("session_id", record.session_id)
-        self._check.text("source", record.source)
-        self._check.count("message_count", record.message_count)
         with self._op(write=True) as conn:
             conn.execute(
                 "INSERT INTO session_ingests (session_id, source, completed_at, message_count) VALUES (?, ?, ?, ?) "
@@ -26,14 +22,12 @@ class SqliteCoordination(Repository):
                 (record.session_id, record.source, to_us(record.completed_at), record.message_count))
 
     def get_session_ingest(self, session_id: str) -> SessionIngestRecord | None:
-        self._check.text("session_id", session_id)
         with self._op() as conn:
             row = conn.execute("SELECT session_id, source, completed_at, message_count FROM session_ingests "
                                "WHERE session_id = ?", (session_id,)).fetchone()
         return None if row is None else SessionIngestRecord(row[0], row[1], from_us(row[2]), row[3])
 
     def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
-        self._check_lease_args(name, holder, ttl_seconds)
         with self._op(write=True) as conn:
             now = now_us()
             row = conn.execute("SELECT holder, fence, expires_at FROM leases WHERE name = ?", (name,)).fetchone()
@@ -52,7 +46,6 @@ class SqliteCoordination(Repository):
         return Lease(name, holder, fence, from_us(expires))
 
     def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
-        self._check_lease_args(lease.name, lease.holder, ttl_seconds)
         with self._op(write=True) as conn:
             now = now_us()
             self._require_live(conn, lease, now)
@@ -61,15 +54,11 @@ class SqliteCoordination(Repository):
         return Lease(lease.name, lease.holder, lease.fence, from_us(expires))
 
     def release_lease(self, lease: Lease) -> None:
-        self._check.text("name", lease.name)
-        self._check.text("holder", lease.holder)
         with self._op(write=True) as conn:
             conn.execute("UPDATE leases SET holder = NULL, expires_at = 0 WHERE name = ? AND holder = ? "
                          "AND fence = ?", (lease.name, lease.holder, lease.fence))
 
     def check_fence(self, lease: Lease) -> None:
-        self._check.text("name", lease.name)
-        self._check.text("holder", lease.holder)
         with self._op() as conn:
             self._require_live(conn, lease, now_us())
 
@@ -77,12 +66,3 @@ class SqliteCoordination(Repository):
         row = conn.execute("SELECT holder, fence, expires_at FROM leases WHERE name = ?", (lease.name,)).fetchone()
         if row is None or row[0] != lease.holder or row[1] != lease.fence or row[2] <= now:
             raise self._conflict("the lease was lost (expired or granted to another holder)", "lease_lost")
-
-    def _check_lease_args(self, name: str, holder: str, ttl_seconds: float) -> None:
-        self._check.text("name", name)
-        self._check.text("holder", holder)
-        if not name or not holder:
-            raise self._invalid("lease name and holder must not be empty", "empty_id")
-        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float) \
-                or not math.isfinite(ttl_seconds) or ttl_seconds <= 0 or ttl_seconds > 10**9:
-            raise self._invalid("ttl_seconds must be a positive number", "invalid_ttl")

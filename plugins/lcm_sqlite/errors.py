@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from lcm_framework.errors import (
+from lcm_framework.plugin_api import (
     ConflictError,
     DataValidationError,
     NotFoundError,
@@ -16,7 +16,7 @@ from lcm_framework.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from lcm_framework.sqlite_files import CORRUPT_CODES
+from lcm_framework.plugin_api.sqlite import CORRUPT_CODES
 
 BACKEND = "sqlite"
 _CORRUPT_TEXT = ("database disk image is malformed", "file is not a database")

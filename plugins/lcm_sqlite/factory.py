@@ -12,12 +12,10 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from lcm_framework.config import Config
-from lcm_framework.errors import DataValidationError, StorageError, StorageUnavailableError
-from lcm_framework.paths import ensure_private_dir
-from lcm_framework.sqlite_files import quick_check
-from lcm_framework.storage.contracts import Capabilities, CoordinationScope, FullTextTier
-from lcm_framework.storage.models import Health, ProjectRef
+from lcm_framework.plugin_api import DataValidationError, StorageError, StorageUnavailableError, ensure_private_dir
+from lcm_framework.plugin_api.app import Config
+from lcm_framework.plugin_api.sqlite import quick_check
+from lcm_framework.plugin_api.storage import Capabilities, CoordinationScope, FullTextTier, Health, ProjectRef
 
 from . import fts, schema
 from .connection import Database, connect

@@ -13,8 +13,8 @@ import functools
 import sqlite3
 from dataclasses import dataclass
 
-from lcm_framework.errors import ConfigError
-from lcm_framework.storage.contracts import FullTextTier
+from lcm_framework.plugin_api import ConfigError
+from lcm_framework.plugin_api.storage import FullTextTier
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import LargeFile
-from lcm_framework.storage.validation import validate_large_file
+from lcm_framework.plugin_api.storage import LargeFile
 
 from .clock import from_us, to_us
 from .scope import Repository
@@ -25,7 +24,6 @@ class SqliteLargeFiles(Repository):
     domain = "large_files"
 
     def create_file(self, file: LargeFile) -> LargeFile:
-        validate_large_file(self._check, file)
         row = (file.file_id, file.conversation_id, file.message_id, file.file_name, file.mime_type, file.byte_size,
                file.token_count, file.sha256, file.exploration_summary, to_us(file.created_at))
         with self._op(write=True) as conn:
@@ -35,13 +33,11 @@ class SqliteLargeFiles(Repository):
         return _file(row)
 
     def get_file(self, file_id: str) -> LargeFile | None:
-        self._check.text("file_id", file_id)
         with self._op() as conn:
             row = conn.execute(f"SELECT {_COLUMNS} FROM large_files WHERE file_id = ?", (file_id,)).fetchone()
         return _file(row) if row else None
 
     def list_files(self, conversation_id: int) -> list[LargeFile]:
-        self._check.count("conversation_id", conversation_id)
         with self._op() as conn:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM large_files WHERE conversation_id = ? "
                                 "ORDER BY created_at, file_id", (conversation_id,)).fetchall()

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from lcm_framework.storage.models import MaintenanceReport, StorageUsage
+from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from .codec import RETRAIN_GROWTH, RETRAIN_SAMPLES, SAMPLE_BYTES, TRAIN_SAMPLES
 from .connection import Database

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import Memory, NewMemory
+from lcm_framework.plugin_api.storage import Memory, NewMemory
 
 from .clock import from_us, now_us, to_us
 from .scope import Repository
@@ -37,11 +36,6 @@ class SqlitePromotedMemory(Repository):
                             updated_us=to_us(memory.updated_at))
 
     def _insert(self, memory: NewMemory, *, archived: bool, created_us: int, updated_us: int) -> Memory:
-        self._check.text("content", memory.content)
-        self._check.texts("tag", memory.tags)
-        self._check.text("source_summary_id", memory.source_summary_id)
-        self._check.text("metadata", memory.metadata)
-        self._confidence(memory.confidence)
         with self._op(write=True) as conn:
             cur = conn.execute(
                 "INSERT INTO memories (content, tags, confidence, source_summary_id, metadata, archived, "
@@ -51,13 +45,11 @@ class SqlitePromotedMemory(Repository):
             return self._load(conn, cur.lastrowid)
 
     def get_memory(self, memory_id: int) -> Memory | None:
-        self._check.count("memory_id", memory_id)
         with self._op() as conn:
             row = conn.execute(f"{_SELECT} WHERE memory_id = ?", (memory_id,)).fetchone()
         return _memory(row) if row else None
 
     def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]:
-        self._check.text("tag", tag)
         sql = f"{_SELECT} WHERE (? OR archived = 0)"
         args: list[object] = [int(bool(include_archived))]
         if tag is not None:
@@ -68,7 +60,6 @@ class SqlitePromotedMemory(Repository):
         return [_memory(r) for r in rows]
 
     def set_confidence(self, memory_id: int, confidence: float) -> Memory:
-        self._confidence(confidence)
         return self._update(memory_id, "confidence = ?", float(confidence))
 
     def archive(self, memory_id: int) -> Memory:
@@ -78,20 +69,17 @@ class SqlitePromotedMemory(Repository):
         return self._update(memory_id, "archived = ?", 0)
 
     def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]:
-        self._confidence(max_confidence)
         with self._op() as conn:
             rows = conn.execute(f"{_SELECT} WHERE archived = 0 AND updated_at < ? AND confidence <= ? "
                                 "ORDER BY updated_at, memory_id", (to_us(older_than), float(max_confidence)))
             return [_memory(r) for r in rows]
 
     def delete_memory(self, memory_id: int) -> None:
-        self._check.count("memory_id", memory_id)
         with self._op(write=True) as conn:
             if conn.execute("DELETE FROM memories WHERE memory_id = ?", (memory_id,)).rowcount == 0:
                 raise self._not_found("memory")
 
     def _update(self, memory_id: int, assignment: str, value: float | int) -> Memory:
-        self._check.count("memory_id", memory_id)
         with self._op(write=True) as conn:
             cur = conn.execute(f"UPDATE memories SET {assignment}, updated_at = ? WHERE memory_id = ?",
                                (value, now_us(), memory_id))
@@ -101,8 +89,3 @@ class SqlitePromotedMemory(Repository):
 
     def _load(self, conn: sqlite3.Connection, memory_id: int | None) -> Memory:
         return _memory(conn.execute(f"{_SELECT} WHERE memory_id = ?", (memory_id,)).fetchone())
-
-    def _confidence(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-                or not 0.0 <= value <= 1.0:
-            raise self._invalid("confidence must be a number in 0..1", "invalid_confidence")

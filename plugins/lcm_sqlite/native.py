@@ -7,14 +7,15 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
     Checkpoint,
     FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,
+    native_identity,
+    same_but_unlinked,
 )
-from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from . import texts
 from .clock import from_us, now_us, to_us
@@ -51,7 +52,6 @@ class SqliteNativeTranscripts(Repository):
 
     def ingest_batch(self, records: Sequence[NativeRecordInput], *, source_key: str, expected: Checkpoint | None,
                      new_checkpoint: Checkpoint) -> NativeBatchResult:
-        validate_native_batch(self._check, records, source_key, expected, new_checkpoint)
         with self._op(write=True) as conn:
             current = self._load_checkpoint(conn, source_key)
             same_target = current is not None and _progress(current) == _progress(new_checkpoint)
@@ -133,24 +133,19 @@ class SqliteNativeTranscripts(Repository):
         return None if row is None else Checkpoint(*row)
 
     def get_by_id(self, transcript_id: int) -> NativeRecord | None:
-        self._check.count("transcript_id", transcript_id)
         rows = self._query("WHERE transcript_id = ?", transcript_id)
         return rows[0] if rows else None
 
     def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]:
-        self._check.text("native_session_id", native_session_id)
         return self._by_string("session_ref", native_session_id)
 
     def list_by_source(self, source_locator: str) -> list[NativeRecord]:
-        self._check.text("source_locator", source_locator)
         return self._by_string("source_ref", source_locator)
 
     def list_by_message(self, message_id: int) -> list[NativeRecord]:
-        self._check.count("message_id", message_id)
         return self._query("WHERE message_id = ? ORDER BY transcript_id", message_id)
 
     def get_checkpoint(self, source_key: str) -> Checkpoint | None:
-        self._check.text("source_key", source_key)
         with self._op() as conn:
             return self._load_checkpoint(conn, source_key)
 

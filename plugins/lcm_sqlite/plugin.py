@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lcm_framework.extensions import StorageBackendInfo
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import StorageBackendInfo, hookimpl
 
 
 @hookimpl

@@ -6,22 +6,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from lcm_framework.errors import StorageError
-from lcm_framework.storage.contracts import (
+from lcm_framework.plugin_api import StorageError
+from lcm_framework.plugin_api.storage import (
     Capabilities,
     ContextRepository,
     ConversationRepository,
     CoordinationRepository,
+    Health,
     LargeFileRepository,
     LexicalSearchRepository,
+    MaintenanceReport,
     NativeTranscriptRepository,
+    ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
     RedactionAdminRepository,
     Repositories,
+    StorageUsage,
     SummaryRepository,
 )
-from lcm_framework.storage.models import Health, MaintenanceReport, ProjectStats, StorageUsage
 
 from . import maintenance
 from .context import SqliteContext

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from lcm_framework.storage.models import RecallStats, Surfacing
-from lcm_framework.storage.validation import validate_history
+from lcm_framework.plugin_api.storage import RecallStats, Surfacing
 
 from .clock import from_us, now_us, opt_dt, opt_us, to_us
 from .scope import Repository, chunks, marks
@@ -16,8 +15,6 @@ class SqliteRecall(Repository):
     domain = "recall"
 
     def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None:
-        self._check.texts("target_id", target_ids)
-        self._check.text("query", query)
         if not target_ids:
             return
         now = now_us()
@@ -30,14 +27,12 @@ class SqliteRecall(Repository):
                 [(t, now) for t in target_ids])
 
     def record_feedback(self, target_id: str, *, useful: bool) -> None:
-        self._check.text("target_id", target_id)
         column = "useful" if useful else "not_useful"
         with self._op(write=True) as conn:
             conn.execute(f"INSERT INTO recall_stats (target_id, {column}) VALUES (?, 1) "
                          f"ON CONFLICT (target_id) DO UPDATE SET {column} = {column} + 1", (target_id,))
 
     def stats(self, target_id: str) -> RecallStats:
-        self._check.text("target_id", target_id)
         with self._op() as conn:
             row = conn.execute("SELECT surfaced, useful, not_useful, last_surfaced_at FROM recall_stats "
                                "WHERE target_id = ?", (target_id,)).fetchone()
@@ -46,14 +41,12 @@ class SqliteRecall(Repository):
         return RecallStats(target_id, row[0], row[1], row[2], opt_dt(row[3]))
 
     def surfacings(self, target_id: str) -> list[Surfacing]:
-        self._check.text("target_id", target_id)
         with self._op() as conn:
             rows = conn.execute("SELECT query, surfaced_at FROM recall_surfacings WHERE target_id = ? "
                                 "ORDER BY surfaced_at, surfacing_id", (target_id,)).fetchall()
         return [Surfacing(target_id, q, from_us(t)) for q, t in rows]
 
     def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
-        validate_history(self._check, stats, surfacings)
         with self._op(write=True) as conn:
             self._delete(conn, [stats.target_id])
             conn.execute("INSERT INTO recall_stats (target_id, surfaced, useful, not_useful, last_surfaced_at) "
@@ -63,7 +56,6 @@ class SqliteRecall(Repository):
                              [(s.target_id, s.query, to_us(s.surfaced_at)) for s in surfacings])
 
     def forget(self, target_ids: Sequence[str]) -> None:
-        self._check.texts("target_id", target_ids)
         with self._op(write=True) as conn:
             self._delete(conn, target_ids)
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 
-from lcm_framework.errors import StorageUnavailableError
-from lcm_framework.storage.contracts import FullTextTier
-from lcm_framework.storage.models import ProjectRef
+from lcm_framework.plugin_api import StorageUnavailableError
+from lcm_framework.plugin_api.storage import FullTextTier, ProjectRef
 
 from . import compact_layout, fts, single_copy
 from .errors import BACKEND

@@ -8,8 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from lcm_framework.storage.contracts import FullTextTier
-from lcm_framework.storage.validation import CheckedRepository, Validator
+from lcm_framework.plugin_api.storage import CheckedRepository, FullTextTier, Validator
 
 from .connection import Database, TxToken
 from .errors import BACKEND

@@ -18,10 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_framework.errors import UnsupportedCapabilityError
-from lcm_framework.storage.contracts import RANK_CANDIDATES, FullTextTier
-from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
-from lcm_framework.storage.query_terms import query_chunks
+from lcm_framework.plugin_api import UnsupportedCapabilityError
+from lcm_framework.plugin_api.storage import (
+    RANK_CANDIDATES,
+    FullTextTier,
+    SearchHit,
+    SearchMode,
+    SearchQuery,
+    SearchTarget,
+    effective_limit,
+    query_chunks,
+)
 
 from . import fts
 from .clock import from_us, to_us
@@ -92,14 +99,8 @@ class SqliteLexicalSearch(Repository):
     domain = "lexical_search"
 
     def search(self, query: SearchQuery) -> list[SearchHit]:
-        check = self._check
-        check.text("text", query.text)
-        check.optional_count("conversation_id", query.conversation_id)
-        bound = self._limit(query.limit)
-        try:
-            mode, target = SearchMode(query.mode), SearchTarget(query.target)
-        except ValueError:
-            raise self._invalid("unknown search mode or target", "invalid_enum") from None
+        bound = effective_limit(query.limit)
+        mode, target = SearchMode(query.mode), SearchTarget(query.target)
         spec = _TARGETS[target]
         plan = self._plan(mode, spec, query.text)
         if bound == 0 or plan is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.plugin_api import StorageUnavailableError
 
 from . import texts
 from .codec import Codec

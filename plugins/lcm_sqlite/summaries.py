@@ -6,8 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
-from lcm_framework.storage.validation import validate_new_summary
+from lcm_framework.plugin_api.storage import NewSummary, Summary, SummaryKind
 
 from .clock import from_us, now_us, opt_dt, opt_us
 from .scope import Repository, chunks, marks
@@ -27,7 +26,7 @@ class SqliteSummaries(Repository):
     domain = "summaries"
 
     def create_summary(self, summary: NewSummary) -> Summary:
-        kind = validate_new_summary(self._check, summary)
+        kind = SummaryKind(summary.kind)
         created = now_us()
         row = (summary.summary_id, summary.conversation_id, kind.value, summary.depth, summary.content,
                summary.token_count, opt_us(summary.earliest_at), opt_us(summary.latest_at),
@@ -46,13 +45,11 @@ class SqliteSummaries(Repository):
         return _summary(row)
 
     def get_summary(self, summary_id: str) -> Summary | None:
-        self._check.text("summary_id", summary_id)
         with self._op() as conn:
             row = conn.execute(f"{_SELECT} WHERE summary_id = ?", (summary_id,)).fetchone()
         return _summary(row) if row else None
 
     def get_summaries(self, summary_ids: Sequence[str]) -> list[Summary]:
-        self._check.texts("summary_id", summary_ids)
         found: dict[str, Summary] = {}
         with self._op() as conn:
             for group in chunks(sorted(set(summary_ids))):
@@ -61,8 +58,6 @@ class SqliteSummaries(Repository):
         return [found[i] for i in summary_ids if i in found]
 
     def list_summaries(self, conversation_id: int, *, depth: int | None = None) -> list[Summary]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.optional_count("depth", depth)
         sql = f"{_SELECT} WHERE conversation_id = ?" + (" AND depth = ?" if depth is not None else "")
         args = (conversation_id,) if depth is None else (conversation_id, depth)
         with self._op() as conn:
@@ -83,12 +78,11 @@ class SqliteSummaries(Repository):
                             "ORDER BY s.created_at, p.summary_id", summary_id)
 
     def _column(self, sql: str, summary_id: str) -> list[Any]:
-        self._check.text("summary_id", summary_id)
         with self._op() as conn:
             return [r[0] for r in conn.execute(sql, (summary_id,))]
 
     def summaries_for_messages(self, message_ids: Sequence[int]) -> dict[int, list[str]]:
-        ids = sorted(set(self._ids("message_id", message_ids)))
+        ids = sorted(set(message_ids))
         out: dict[int, list[str]] = {}
         with self._op() as conn:
             for group in chunks(ids):
@@ -100,7 +94,6 @@ class SqliteSummaries(Repository):
         return out
 
     def count_by_depth(self, conversation_id: int | None = None) -> dict[int, int]:
-        self._check.optional_count("conversation_id", conversation_id)
         sql = "SELECT depth, count(*) FROM summaries"
         args: tuple[int, ...] = ()
         if conversation_id is not None:

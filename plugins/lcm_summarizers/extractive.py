@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 import re2
 
-from lcm_framework.storage.query_terms import STOP_WORDS
-from lcm_framework.summarize.tokens import estimate_tokens
+from lcm_framework.plugin_api.storage import STOP_WORDS
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.summarize.contracts import SummaryRequest
+    from lcm_framework.plugin_api.app import Config
+    from lcm_framework.plugin_api.summarize import SummaryRequest
 
 NOTICE = (
     "lcm: using the offline extractive summarizer (no summarizer.model configured); "

@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from lcm_framework.errors import ConfigError, SummarizerError, SummarizerUnavailableError
-from lcm_framework.summarize.tokens import count_tokens, load_litellm
+from lcm_framework.plugin_api import ConfigError, SummarizerError, SummarizerUnavailableError
+from lcm_framework.plugin_api.summarize import count_tokens, load_litellm
 
 from .credentials import scrub, secret_values
 from .normalize import response_text
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.summarize.contracts import SummaryRequest
+    from lcm_framework.plugin_api.app import Config
+    from lcm_framework.plugin_api.summarize import SummaryRequest
 
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 30.0

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.plugin_api import hookimpl
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.summarize.contracts import Summarizer, SummarizerFactory
+    from lcm_framework.plugin_api.app import Config
+    from lcm_framework.plugin_api.summarize import Summarizer, SummarizerFactory
 
 
 def llm(config: Config) -> Summarizer:

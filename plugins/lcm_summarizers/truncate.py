@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lcm_framework.compaction.escalation import TRUNCATION_MARKER
-from lcm_framework.compaction.escalation import truncate_text as ladder_truncate
-from lcm_framework.summarize.tokens import estimate_tokens
+from lcm_framework.plugin_api.summarize import TRUNCATION_MARKER, estimate_tokens
+from lcm_framework.plugin_api.summarize import truncate_text as ladder_truncate
 
 if TYPE_CHECKING:
-    from lcm_framework.config import Config
-    from lcm_framework.summarize.contracts import SummaryRequest
+    from lcm_framework.plugin_api.app import Config
+    from lcm_framework.plugin_api.summarize import SummaryRequest
 
 MARKER = TRUNCATION_MARKER
 DEFAULT_TOKENS = 512

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from lcm_framework.cli.output import print_json, print_table
-from lcm_framework.extensions import CommandSpec
-from lcm_framework.summarize.prompts import TEMPLATES, PromptRenderer
+from lcm_framework.plugin_api import CommandSpec
+from lcm_framework.plugin_api.output import print_json, print_table
+from lcm_framework.plugin_api.summarize import TEMPLATES, PromptRenderer
 
 if TYPE_CHECKING:
-    from lcm_framework.app import App
+    from lcm_framework.plugin_api.app import App
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.summarize.prompts import DirectorySource
+from lcm_framework.plugin_api import hookimpl
+from lcm_framework.plugin_api.summarize import DirectorySource
 
 if TYPE_CHECKING:
-    from lcm_framework.extensions import CommandSpec, PromptSource
+    from lcm_framework.plugin_api import CommandSpec, PromptSource
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 

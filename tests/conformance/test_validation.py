@@ -160,6 +160,92 @@ CASES: dict[str, Call] = {
         [record()], source_key="src", expected=None, new_checkpoint=checkpoint(state_json=NUL)),
     "native source key NUL": lambda p, b: p.native_transcripts.get_checkpoint(NUL),
     "native session NUL": lambda p, b: p.native_transcripts.list_by_native_session(NUL),
+    # rules both backends now share (each used to apply only on one)
+    "lease name empty": lambda p, b: p.coordination.acquire_lease("", "h", 10),
+    "lease ttl too long": lambda p, b: p.coordination.acquire_lease("l", "h", 10**9 + 1),
+    "renew fence negative": lambda p, b: p.coordination.renew_lease(Lease("l", "h", -1, NOW), 10),
+    "set confidence out of range": lambda p, b: p.promoted_memory.set_confidence(1, -0.5),
+    "stale max_confidence NaN": lambda p, b: p.promoted_memory.stale_candidates(older_than=NOW,
+                                                                              max_confidence=float("nan")),
+    "search unknown mode": lambda p, b: p.lexical_search.search(SearchQuery("x", mode="fuzzy")),  # type: ignore[arg-type]
+    "search text missing": lambda p, b: p.lexical_search.search(SearchQuery(None)),  # type: ignore[arg-type]
+}
+
+
+# (domain, code) of the DataValidationError each case raises: the same on every backend, because the core
+# checks the arguments before any adapter sees them (lcm_framework/storage/checked.py).
+EXPECTED: dict[str, tuple[str, str]] = {
+    "after_seq negative": ("conversations", "integer_out_of_range"),
+    "after_seq too big": ("conversations", "integer_out_of_range"),
+    "bad role": ("conversations", "invalid_enum"),
+    "check fence NUL": ("coordination", "nul_character"),
+    "content NUL": ("conversations", "nul_character"),
+    "context ids negative": ("context", "integer_out_of_range"),
+    "conversation id negative": ("conversations", "integer_out_of_range"),
+    "delete ids negative": ("conversations", "integer_out_of_range"),
+    "feedback NUL": ("recall", "nul_character"),
+    "file name NUL": ("large_files", "nul_character"),
+    "file size negative": ("large_files", "integer_out_of_range"),
+    "file summary NUL": ("large_files", "nul_character"),
+    "find NUL": ("conversations", "nul_character"),
+    "find content NUL": ("conversations", "nul_character"),
+    "get summary NUL": ("summaries", "nul_character"),
+    "get_messages too big": ("conversations", "integer_out_of_range"),
+    "get_or_create NUL": ("conversations", "nul_character"),
+    "ingest count negative": ("coordination", "integer_out_of_range"),
+    "ingest session NUL": ("coordination", "nul_character"),
+    "insert without seq": ("conversations", "missing_seq"),
+    "lease holder NUL": ("coordination", "nul_character"),
+    "lease name NUL": ("coordination", "nul_character"),
+    "lease ttl negative": ("coordination", "invalid_ttl"),
+    "limit float": ("conversations", "invalid_type"),
+    "list depth negative": ("summaries", "integer_out_of_range"),
+    "memory confidence out of range": ("promoted_memory", "invalid_confidence"),
+    "memory content NUL": ("promoted_memory", "nul_character"),
+    "memory id negative": ("promoted_memory", "integer_out_of_range"),
+    "memory list tag NUL": ("promoted_memory", "nul_character"),
+    "memory metadata NUL": ("promoted_memory", "nul_character"),
+    "memory tag NUL": ("promoted_memory", "nul_character"),
+    "native checkpoint offset negative": ("native_transcripts", "integer_out_of_range"),
+    "native checkpoint state NUL": ("native_transcripts", "nul_character"),
+    "native ordinal too big": ("native_transcripts", "integer_out_of_range"),
+    "native payload NUL": ("native_transcripts", "nul_character"),
+    "native session NUL": ("native_transcripts", "nul_character"),
+    "native source key NUL": ("native_transcripts", "nul_character"),
+    "part metadata NUL": ("conversations", "nul_character"),
+    "part raw_json NUL": ("conversations", "nul_character"),
+    "part text NUL": ("conversations", "nul_character"),
+    "recall query NUL": ("recall", "nul_character"),
+    "recall target NUL": ("recall", "nul_character"),
+    "redaction category NUL": ("redaction_admin", "nul_character"),
+    "redaction count negative": ("redaction_admin", "integer_out_of_range"),
+    "redaction count too big": ("redaction_admin", "integer_out_of_range"),
+    "replace ordinal too big": ("context", "integer_out_of_range"),
+    "replace summary NUL": ("context", "nul_character"),
+    "search NUL": ("lexical_search", "nul_character"),
+    "search conversation negative": ("lexical_search", "integer_out_of_range"),
+    "search substring NUL": ("lexical_search", "nul_character"),
+    "seq negative": ("conversations", "integer_out_of_range"),
+    "seq too big": ("conversations", "integer_out_of_range"),
+    "session NUL": ("conversations", "nul_character"),
+    "summary content NUL": ("summaries", "nul_character"),
+    "summary descendants negative": ("summaries", "integer_out_of_range"),
+    "summary file id NUL": ("summaries", "nul_character"),
+    "summary id NUL": ("summaries", "nul_character"),
+    "summary source negative": ("summaries", "integer_out_of_range"),
+    "summary tokens too big": ("summaries", "integer_out_of_range"),
+    "title NUL": ("conversations", "nul_character"),
+    "token_count bool": ("conversations", "invalid_type"),
+    "token_count float": ("conversations", "invalid_type"),
+    "token_count negative": ("conversations", "integer_out_of_range"),
+    "token_count too big": ("conversations", "integer_out_of_range"),
+    "lease name empty": ("coordination", "empty_id"),
+    "lease ttl too long": ("coordination", "invalid_ttl"),
+    "renew fence negative": ("coordination", "integer_out_of_range"),
+    "set confidence out of range": ("promoted_memory", "invalid_confidence"),
+    "stale max_confidence NaN": ("promoted_memory", "invalid_confidence"),
+    "search unknown mode": ("lexical_search", "invalid_enum"),
+    "search text missing": ("lexical_search", "invalid_type"),
 }
 
 
@@ -181,6 +267,10 @@ def snapshot(p: ProjectStorage, b: Base) -> tuple[object, ...]:
     )
 
 
+def test_every_case_names_its_error() -> None:
+    assert set(EXPECTED) == set(CASES)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_is_refused_and_writes_nothing(project: ProjectStorage, case: str) -> None:
     conv = project.conversations.create_conversation("base")
@@ -190,6 +280,8 @@ def test_bad_input_is_refused_and_writes_nothing(project: ProjectStorage, case: 
     with pytest.raises(DataValidationError) as info:
         CASES[case](project, base)
     assert info.value.backend == project.capabilities.backend
+    assert (info.value.domain, info.value.code) == EXPECTED[case]
+    assert info.value.project == project.project_id
     assert "\x00" not in str(info.value)
     assert snapshot(project, base) == before
 

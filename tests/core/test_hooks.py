@@ -7,13 +7,28 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lcm_framework import hookspecs
+from lcm_framework.agents.contracts import AgentStatus, HookEvent
+from lcm_framework.agents.registry import registered
 from lcm_framework.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
 from lcm_framework.hookspecs import hookimpl
+from lcm_framework.installer import jsonfile
+from lcm_framework.installer.agent_files import (
+    add_mcp_server,
+    edit_json,
+    has_mcp_server,
+    hook_entries,
+    installed_events,
+    load_json,
+    mcp_spec,
+)
 from lcm_framework.plugins import Plugins, build_plugins
 from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
 from lcm_framework.transcripts.contracts import MappedRecord
@@ -161,6 +176,104 @@ def test_hook_lcm_register_commands() -> None:
     commands = only(P()).commands()
     args = build_parser(commands).parse_args(["hello", "--loud"])
     assert isinstance(args, argparse.Namespace) and args._spec.run(args, None) == 7
+
+
+class DotAgent:
+    """A minimal agent integration: hooks and MCP server in ``$HOME/.dotagent/settings.json``."""
+
+    name = "dotagent"
+    display_name = "Dot Agent"
+    events = (HookEvent("SessionStart", 7, native="Begin"), HookEvent("Stop", 3))
+    transcript_formats = ("chatlog/chatlog-jsonl/v1",)
+
+    def config_dir(self, env: Any) -> Path:
+        return Path(env["HOME"]) / ".dotagent"
+
+    def present(self, env: Any) -> bool:
+        return True
+
+    def changes(self, env: Any, *, install: bool) -> list[Any]:
+        def edit(data: dict[str, Any]) -> list[str]:
+            if install:
+                jsonfile.add_hooks(data, hook_entries(self.events, "--agent", self.name))
+                return add_mcp_server(data, mcp_spec(), self.config_dir(env) / "settings.json")
+            jsonfile.remove_hooks(data)
+            jsonfile.remove_mcp_server(data, "lcm")
+            return []
+
+        return [edit_json(self.config_dir(env) / "settings.json", edit, install=install)]
+
+    def status(self, env: Any) -> AgentStatus:
+        data = load_json(self.config_dir(env) / "settings.json", "settings")
+        return AgentStatus(installed_events(self.events, data), has_mcp_server(data))
+
+
+def test_hook_lcm_register_agents(tmp_path: Path) -> None:
+    class P:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(DotAgent())
+
+    from lcm_framework.errors import LcmError, PluginError
+    from lcm_framework.installer.agents import changes
+
+    plugins = only(P())
+    assert list(registered(plugins)) == ["dotagent"]
+    env = {"HOME": str(tmp_path)}
+    for change in changes("dotagent", env, install=True, plugins=plugins):
+        change.apply()
+    data = json.loads((tmp_path / ".dotagent" / "settings.json").read_text())
+    (begin,) = data["hooks"]["Begin"][0]["hooks"]
+    assert begin["command"].endswith("hook SessionStart --agent dotagent") and begin["timeout"] == 7
+    assert data["mcpServers"]["lcm"]["args"][-1] == "mcp"
+    status = plugins.agents()["dotagent"].status(env)
+    assert (status.hooks, status.mcp) == ({"SessionStart", "Stop"}, True)
+    for change in changes("dotagent", env, install=False, plugins=plugins):
+        change.apply()
+    assert json.loads((tmp_path / ".dotagent" / "settings.json").read_text()) == {}
+    with pytest.raises(LcmError, match="unknown agent 'other' \\(choose from: dotagent, all\\)"):
+        changes("other", env, install=True, plugins=plugins)
+
+    class Bad:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(type("Spaced", (DotAgent,), {"name": "Dot Agent"})())
+
+    with pytest.raises(PluginError, match="agent 'Dot Agent' registered by 'under_test' is not a valid agent name"):
+        registered(only(Bad()))
+
+
+def test_doctor_reports_an_agent_whose_transcripts_no_plugin_reads(tmp_path: Path, lcm_env: Path) -> None:
+    class Agent:
+        @hookimpl
+        def lcm_register_agents(self, register: Any) -> None:
+            register(DotAgent())
+
+    class Format:
+        @hookimpl
+        def lcm_register_formats(self, register: Any) -> None:
+            register(ChatLogFormat())
+
+    from lcm_framework.app import App
+    from lcm_framework.config import load_config
+    from lcm_framework.diagnostics import check_agents
+    from lcm_framework.installer.agents import changes
+
+    env = {"HOME": str(tmp_path)}
+    config = load_config(project=tmp_path)
+    alone = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("agent", Agent())])
+    for change in changes("dotagent", env, install=True, plugins=alone):
+        change.apply()
+    app = App(config, alone)
+    (check,) = check_agents(app, env)
+    app.close()
+    assert (check.name, check.status) == ("dotagent_hooks", "fail")
+    assert "no plugin reads its transcripts (chatlog/chatlog-jsonl/v1)" in check.detail
+    both = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("agent", Agent()), ("format", Format())])
+    app = App(config, both)
+    (check,) = check_agents(app, env)
+    app.close()
+    assert check.status == "ok" and check.data["config_dir"] == str(tmp_path / ".dotagent")
 
 
 def test_every_hook_has_a_test_and_a_doc_entry() -> None:

@@ -8,7 +8,7 @@ import json
 import re
 import tomllib
 
-from lcm_framework.installer import codex_trust
+from lcm_format_codex import trust as codex_trust
 
 from .fake_model import Mcp, Shell, Text
 from .harness import User, snapshot, tool_results

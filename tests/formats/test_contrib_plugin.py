@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import run_lcm
 
-from .helpers import REPO
+from .conftest import CONTRIB
 
-CONTRIB = REPO / "contrib" / "lcm-format-gemini"
 SAMPLE = CONTRIB / "samples" / "session-2025-11-03T10-15-4a9c2e1f.jsonl"
 
 PROBE = """
@@ -43,35 +39,6 @@ print(json.dumps({
 """
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``pip install --no-deps --target`` of a copy of the contrib distribution (offline, no build isolation)."""
-    root = tmp_path_factory.mktemp("contrib")
-    source = root / "src"
-    shutil.copytree(CONTRIB, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    target = root / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-index",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(source),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return target
-
-
 def test_lcm_plugins_lists_the_installed_distribution(site: Path) -> None:
     result = run_lcm("plugins", "--json", env={"PYTHONPATH": str(site)})
     assert result.returncode == 0, result.stderr
@@ -80,8 +47,8 @@ def test_lcm_plugins_lists_the_installed_distribution(site: Path) -> None:
     assert gemini["distribution"] == "lcm-format-gemini"
     assert gemini["version"] == "0.1.0"
     assert gemini["builtin"] is False
-    assert gemini["hooks"] == ["lcm_register_formats", "lcm_sniff_format"]
-    assert gemini["registered"] == {"formats": ["gemini-cli/gemini-jsonl/v1"]}
+    assert gemini["hooks"] == ["lcm_register_agents", "lcm_register_formats", "lcm_sniff_format"]
+    assert gemini["registered"] == {"agents": ["gemini"], "formats": ["gemini-cli/gemini-jsonl/v1"]}
 
 
 def test_not_listed_without_the_distribution() -> None:

@@ -43,6 +43,18 @@ def test_unknown_arguments_never_fail_the_agent(env: dict[str, str]) -> None:
     assert run_hook("Stop", "--agent", "other", stdin=b"{}", env=env).returncode == 0
 
 
+def test_an_agent_name_that_is_no_name_is_refused_with_a_warning(env: dict[str, str], lcm_env: Path,
+                                                                  tmp_path: Path) -> None:
+    payload = json.dumps({"session_id": "s1", "cwd": str(tmp_path), "transcript_path": str(tmp_path / "t.jsonl")})
+    result = run_hook("Stop", "--agent", "../../etc", stdin=payload.encode(), env=env)
+    assert result.returncode == 0 and b"--agent must be an agent name" in result.stderr
+    assert read_backlog(lcm_env) is None
+    assert run_hook("Stop", "--agent", "my-agent_2", stdin=payload.encode(), env=env).returncode == 0
+    with Outbox(outbox_path(lcm_env)) as box:
+        (event,) = box.events()
+    assert event.payload["agent"] == "my-agent_2"  # any well-formed name: the fast path loads no plugin
+
+
 def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
     payload = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path),
                "hook_event_name": "Stop", "stop_hook_active": False, "extra_blob": "x" * 1000}
@@ -52,7 +64,8 @@ def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_
     with Outbox(outbox_path(lcm_env)) as box:
         (event,) = box.events()
     assert event.event == "Stop" and event.processed_at is None
-    assert event.payload == {"agent": "claude", "session_id": "s1", "transcript_path": payload["transcript_path"],
+    # no --agent on the command line (Claude Code's hooks): the event names no agent
+    assert event.payload == {"session_id": "s1", "transcript_path": payload["transcript_path"],
                              "cwd": str(tmp_path), "project": str(tmp_path), "stop_hook_active": False}
     assert not (lcm_env / "daemon.pid").exists()  # autostart is off
 

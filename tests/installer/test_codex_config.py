@@ -10,9 +10,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from lcm_format_codex import trust as codex_trust
 
 from lcm_framework.errors import LcmError
-from lcm_framework.installer import codex_trust, tomlkeys
+from lcm_framework.installer import tomlkeys
 from lcm_framework.installer.agents import changes
 from tests.conftest import run_lcm
 from tests.installer.test_install import CODEX_CONFIG, CODEX_HOOKS

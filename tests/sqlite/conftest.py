@@ -11,10 +11,12 @@ import pytest
 from lcm_sqlite.factory import SqliteBackendFactory
 
 from lcm_framework.config import load_config
+from lcm_framework.storage.checked import storage_driver
+from lcm_framework.storage.contracts import StorageBackendFactory
 from lcm_framework.storage.models import ProjectRef
 from lcm_framework.storage.selection import open_backend
 
-MakeFactory = Callable[..., SqliteBackendFactory]
+MakeFactory = Callable[..., StorageBackendFactory]
 
 
 def ref(name: str = "proj") -> ProjectRef:
@@ -24,12 +26,12 @@ def ref(name: str = "proj") -> ProjectRef:
 @pytest.fixture
 def make_factory(tmp_path: Path) -> Iterator[MakeFactory]:
     """Build factories over ``tmp_path/home`` with optional config overrides; all closed at teardown."""
-    made: list[SqliteBackendFactory] = []
+    made: list[StorageBackendFactory] = []
 
-    def build(**overrides: Any) -> SqliteBackendFactory:
+    def build(**overrides: Any) -> StorageBackendFactory:
         config = load_config(env={"LCM_HOME": str(tmp_path / "home")}, project=tmp_path, overrides=overrides)
         factory = open_backend(config, "sqlite")
-        assert isinstance(factory, SqliteBackendFactory)
+        assert isinstance(storage_driver(factory), SqliteBackendFactory)
         made.append(factory)
         return factory
 

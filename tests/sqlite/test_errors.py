@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lcm_framework.errors import StorageError, StorageUnavailableError
+from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.models import NewMessage, Role
 
 from .conftest import MakeFactory, db_path, ref
@@ -75,7 +76,7 @@ def test_newer_schema_is_refused(make_factory: MakeFactory, tmp_path: Path) -> N
 def test_health_reports_damage_without_details(make_factory: MakeFactory, tmp_path: Path) -> None:
     storage = make_factory().open_project(ref())
     path = db_path(tmp_path, ref())
-    storage._scope.db.close()
+    storage_driver(storage)._scope.db.close()
     health = storage.health()
     assert not health.ok and health.state == "closed" and str(tmp_path) not in repr(health)
     assert path.exists()

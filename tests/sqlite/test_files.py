@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lcm_sqlite import schema
 
+from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.models import NewMessage, Role
 
 from .conftest import MakeFactory, db_path, ref
@@ -57,7 +58,7 @@ def test_list_projects_reads_the_stored_root(make_factory: MakeFactory, tmp_path
 
 def test_busy_timeout_comes_from_config(make_factory: MakeFactory, tmp_path: Path) -> None:
     project = make_factory(**{"storage.busy_timeout_ms": 1234}).open_project(ref())
-    timeout = project._scope.db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0], "test")
+    timeout = storage_driver(project)._scope.db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0], "test")
     assert timeout == 1234
     project.close()
 

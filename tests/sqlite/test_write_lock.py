@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.models import NewMessage, Role
 
 from .conftest import MakeFactory, db_path, ref
@@ -60,7 +61,8 @@ def test_a_writer_waits_for_the_lock_then_writes(make_factory: MakeFactory, tmp_
         assert time.monotonic() - started >= 0.1  # it did wait for the blocker's commit
         assert stored[0].seq == 0
         assert [m.content for m in storage.conversations.list_messages(conv.conversation_id)] == ["after the lock"]
-        timeout = storage._scope.db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0], "test")
+        db = storage_driver(storage)._scope.db
+        timeout = db.run(lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0], "test")
         assert timeout == 5000  # restored after the retried BEGIN
 
 

@@ -25,9 +25,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.models import FormatIdentity, NewMessage, NewPart, PartKind, Role
-from lcm_framework.transcripts.contracts import MappedRecord
-from lcm_framework.transcripts.format_helpers import estimate_tokens, parse_timestamp, string_fields, to_json
+from lcm_framework.plugin_api.formats import (
+    FormatIdentity,
+    MappedRecord,
+    NewMessage,
+    NewPart,
+    PartKind,
+    Role,
+    estimate_tokens,
+    parse_timestamp,
+    string_fields,
+    to_json,
+)
 
 IDENTITY = FormatIdentity("gemini-cli", "gemini-jsonl", "v1")
 ROLES = {"user": Role.USER, "gemini": Role.ASSISTANT, "info": Role.SYSTEM, "warning": Role.SYSTEM, "error": Role.SYSTEM}

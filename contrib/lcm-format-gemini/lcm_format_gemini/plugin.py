@@ -1,12 +1,13 @@
-"""Entry point ``gemini_cli`` (group ``lcm_framework.plugins``): registers the Gemini CLI format."""
+"""Entry point ``gemini_cli`` (group ``lcm_framework.plugins``): the Gemini CLI format and agent integration."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.transcripts.contracts import TranscriptFormat
+from lcm_framework.plugin_api import hookimpl
+from lcm_framework.plugin_api.agents import AgentIntegration
+from lcm_framework.plugin_api.formats import TranscriptFormat
 
 from .format import FORMAT
 
@@ -19,3 +20,10 @@ def lcm_register_formats(register: Callable[[TranscriptFormat], None]) -> None:
 @hookimpl
 def lcm_sniff_format(head: Sequence[Any]) -> str | None:
     return FORMAT.identity.identifier if FORMAT.sniff(head) else None
+
+
+@hookimpl
+def lcm_register_agents(register: Callable[[AgentIntegration], None]) -> None:
+    from .agent import AGENT
+
+    register(AGENT)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from lcm_framework.errors import StorageError
-from lcm_framework.storage.validation import MAX_SAFE_INT, CheckedRepository, Validator
+from lcm_framework.plugin_api import StorageError
+from lcm_framework.plugin_api.storage import MAX_SAFE_INT, CheckedRepository, Validator
 
 from ..errors import BACKEND
 from ..runtime import Executor

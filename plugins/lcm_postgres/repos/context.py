@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import ContextItem, ContextItemKind
-from lcm_framework.storage.validation import validate_range
+from lcm_framework.plugin_api.storage import ContextItem, ContextItemKind
 
 from .base import Repository
 from .conversations import lock_conversation
@@ -24,7 +23,6 @@ class PgContext(Repository):
     domain = "context"
 
     def list_items(self, conversation_id: int) -> list[ContextItem]:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute(f"SELECT ci.ordinal, ci.message_id, ci.summary_id, {_TOKENS} {_JOINED} ORDER BY ci.ordinal",
                         (self._project, conversation_id))
@@ -44,8 +42,7 @@ class PgContext(Repository):
             raise self._not_found("conversation")
 
     def append_messages(self, conversation_id: int, message_ids: Sequence[int]) -> None:
-        self._check.count("conversation_id", conversation_id)
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         if not ids:
             return
         with self._cursor() as cur:
@@ -61,7 +58,6 @@ class PgContext(Repository):
                 "AS u(mid, ord)", (self._project, conversation_id, conversation_id, ids))
 
     def replace_range(self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str) -> None:
-        validate_range(self._check, conversation_id, start_ordinal, end_ordinal, summary_id)
         with self._cursor() as cur:
             self._lock(cur, conversation_id)
             cur.execute("SELECT conversation_id FROM summaries WHERE project_id = %s AND summary_id = %s",
@@ -81,13 +77,11 @@ class PgContext(Repository):
                         "VALUES (%s, %s, %s, %s)", (self._project, conversation_id, start_ordinal, summary_id))
 
     def token_total(self, conversation_id: int) -> int:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute(f"SELECT coalesce(sum({_TOKENS}), 0) {_JOINED}", (self._project, conversation_id))
             return self._int(int(cur.fetchone()[0]))
 
     def depths(self, conversation_id: int) -> list[int]:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute("SELECT DISTINCT s.depth FROM context_items ci JOIN summaries s ON s.project_id = "
                         "ci.project_id AND s.summary_id = ci.summary_id WHERE ci.project_id = %s "

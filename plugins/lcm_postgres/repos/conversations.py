@@ -12,7 +12,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
+    SUBAGENT_LINK_FIELDS,
     Conversation,
     DeleteResult,
     Message,
@@ -21,14 +22,8 @@ from lcm_framework.storage.models import (
     PartKind,
     Role,
     SubagentLink,
-)
-from lcm_framework.storage.validation import (
-    SUBAGENT_LINK_FIELDS,
+    effective_limit,
     merged_link,
-    validate_append,
-    validate_insert,
-    validate_session,
-    validate_subagent_link,
 )
 
 from .base import Repository, utc, utc_required
@@ -69,12 +64,10 @@ class PgConversations(Repository):
     # --- conversations ---------------------------------------------------
 
     def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        validate_session(self._check, session_id, title)
         with self._cursor() as cur:
             return self._insert_conversation(cur, session_id, title)
 
     def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
-        validate_session(self._check, session_id, title)
         with self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)",
                         (advisory_key("session", self._project.lower(), session_id),))
@@ -84,7 +77,6 @@ class PgConversations(Repository):
             return self._conversation(row) if row else self._insert_conversation(cur, session_id, title)
 
     def get_conversation(self, conversation_id: int) -> Conversation | None:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute(f"{_CONVERSATION} WHERE project_id = %s AND conversation_id = %s",
                         (self._project, conversation_id))
@@ -92,14 +84,13 @@ class PgConversations(Repository):
         return self._conversation(row) if row else None
 
     def find_conversations(self, session_id: str) -> list[Conversation]:
-        validate_session(self._check, session_id, None)
         with self._cursor() as cur:
             cur.execute(f"{_CONVERSATION} WHERE project_id = %s AND session_id = %s "
                         "ORDER BY created_at, conversation_id", (self._project, session_id))
             return [self._conversation(r) for r in cur.fetchall()]
 
     def list_conversations(self, *, limit: int | None = None) -> list[Conversation]:
-        bound = self._limit(limit)
+        bound = effective_limit(limit)
         with self._cursor() as cur:
             cur.execute(f"{_CONVERSATION} WHERE project_id = %s ORDER BY created_at, conversation_id LIMIT %s",
                         (self._project, bound))
@@ -119,7 +110,6 @@ class PgConversations(Repository):
         return SubagentLink(self._int(row[0]), row[1], row[2], row[3], row[4], maybe(row[5]), maybe(row[6]), row[7])
 
     def link_subagent(self, link: SubagentLink) -> SubagentLink:
-        validate_subagent_link(self._check, link)
         with self._cursor() as cur:
             self._lock_parent(cur, link.parent_session_id)
             self._lock_conversation(cur, link.child_conversation_id)
@@ -145,7 +135,6 @@ class PgConversations(Repository):
         return stored
 
     def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
-        self._check.count("child_conversation_id", child_conversation_id)
         with self._cursor() as cur:
             cur.execute(f"{_LINK} WHERE project_id = %s AND child_conversation_id = %s",
                         (self._project, child_conversation_id))
@@ -158,7 +147,6 @@ class PgConversations(Repository):
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("subagents", self._project, parent_session_id),))
 
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        self._check.text("parent_session_id", parent_session_id)
         with self._cursor() as cur:
             if parent_session_id is not None:
                 self._lock_parent(cur, parent_session_id)
@@ -169,7 +157,6 @@ class PgConversations(Repository):
     # --- messages --------------------------------------------------------
 
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        validate_append(self._check, conversation_id, messages)
         if not messages:
             return []
         with self._cursor() as cur:
@@ -180,7 +167,7 @@ class PgConversations(Repository):
             return self._store(cur, conversation_id, messages, list(range(start, start + len(messages))))
 
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
-        seqs = validate_insert(self._check, conversation_id, messages)
+        seqs = [m.seq for m in messages if m.seq is not None]  # the core checked that every message has one
         if not messages:
             return []
         with self._cursor() as cur:
@@ -228,9 +215,7 @@ class PgConversations(Repository):
 
     def list_messages(self, conversation_id: int, *, after_seq: int | None = None,
                       limit: int | None = None) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.optional_count("after_seq", after_seq)
-        bound = self._limit(limit)
+        bound = effective_limit(limit)
         with self._cursor() as cur:
             cur.execute(f"{_MESSAGE} WHERE project_id = %s AND conversation_id = %s AND seq > %s "
                         "ORDER BY seq LIMIT %s",
@@ -238,7 +223,7 @@ class PgConversations(Repository):
             return [self._message(r) for r in cur.fetchall()]
 
     def get_messages(self, message_ids: Sequence[int]) -> list[Message]:
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         if not ids:
             return []
         with self._cursor() as cur:
@@ -247,9 +232,6 @@ class PgConversations(Repository):
         return [found[i] for i in ids if i in found]
 
     def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.text("role", role)
-        self._check.text("content", content)
         with self._cursor() as cur:
             cur.execute(f"{_MESSAGE} WHERE project_id = %s AND conversation_id = %s AND role = %s "
                         "AND content = %s ORDER BY seq",
@@ -257,7 +239,7 @@ class PgConversations(Repository):
             return [self._message(r) for r in cur.fetchall()]
 
     def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         out: dict[int, list[MessagePart]] = {}
         if not ids:
             return out
@@ -272,14 +254,13 @@ class PgConversations(Repository):
         return out
 
     def message_count(self, conversation_id: int) -> int:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute("SELECT count(*) FROM messages WHERE project_id = %s AND conversation_id = %s",
                         (self._project, conversation_id))
             return self._int(cur.fetchone()[0])
 
     def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
-        ids = list(dict.fromkeys(self._ids("message_id", message_ids)))
+        ids = list(dict.fromkeys(message_ids))
         if not ids:
             return DeleteResult((), ())
         with self._cursor() as cur:

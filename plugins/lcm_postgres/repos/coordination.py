@@ -8,11 +8,10 @@ by ``clock_timestamp()`` on the server, never by a machine's own clock.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import Lease, SessionIngestRecord
+from lcm_framework.plugin_api.storage import Lease, SessionIngestRecord
 
 from .base import Repository, utc, utc_required
 
@@ -21,9 +20,6 @@ class PgCoordination(Repository):
     domain = "coordination"
 
     def record_session_ingest(self, record: SessionIngestRecord) -> None:
-        self._check.text("session_id", record.session_id)
-        self._check.text("source", record.source)
-        self._check.count("message_count", record.message_count)
         with self._cursor() as cur:
             cur.execute(
                 "INSERT INTO session_ingests (project_id, session_id, source, completed_at, message_count) "
@@ -34,7 +30,6 @@ class PgCoordination(Repository):
             )
 
     def get_session_ingest(self, session_id: str) -> SessionIngestRecord | None:
-        self._check.text("session_id", session_id)
         with self._cursor() as cur:
             cur.execute("SELECT session_id, source, completed_at, message_count FROM session_ingests "
                         "WHERE project_id = %s AND session_id = %s", (self._project, session_id))
@@ -43,24 +38,11 @@ class PgCoordination(Repository):
             return None
         return SessionIngestRecord(row[0], row[1], utc_required(row[2]), self._int(row[3]))
 
-    def _ttl(self, ttl_seconds: float) -> float:
-        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float) \
-                or not math.isfinite(ttl_seconds) or ttl_seconds <= 0:
-            raise self._invalid("ttl_seconds must be a positive number", "invalid_ttl")
-        return float(ttl_seconds)
-
     def _lease(self, row: Sequence[Any]) -> Lease:
         return Lease(row[0], row[1], self._int(row[2]), utc_required(row[3]))
 
-    def _check_lease(self, lease: Lease) -> None:
-        self._check.text("name", lease.name)
-        self._check.text("holder", lease.holder)
-        self._check.count("fence", lease.fence)
-
     def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
-        self._check.text("name", name)
-        self._check.text("holder", holder)
-        ttl = self._ttl(ttl_seconds)
+        ttl = float(ttl_seconds)
         with self._cursor() as cur:
             cur.execute(
                 "INSERT INTO leases AS l (project_id, name, holder, fence, expires_at) "
@@ -77,8 +59,7 @@ class PgCoordination(Repository):
         return self._lease(row) if row else None
 
     def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
-        self._check_lease(lease)
-        ttl = self._ttl(ttl_seconds)
+        ttl = float(ttl_seconds)
         with self._cursor() as cur:
             cur.execute(
                 "UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => %s) "
@@ -92,14 +73,12 @@ class PgCoordination(Repository):
         return self._lease(row)
 
     def release_lease(self, lease: Lease) -> None:
-        self._check_lease(lease)
         with self._cursor() as cur:
             cur.execute("UPDATE leases SET expires_at = clock_timestamp() WHERE project_id = %s AND name = %s "
                         "AND holder = %s AND fence = %s AND expires_at > clock_timestamp()",
                         (self._project, lease.name, lease.holder, lease.fence))
 
     def check_fence(self, lease: Lease) -> None:
-        self._check_lease(lease)
         with self._cursor() as cur:
             cur.execute("SELECT 1 FROM leases WHERE project_id = %s AND name = %s AND holder = %s AND fence = %s "
                         "AND expires_at > clock_timestamp() FOR SHARE",

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import LargeFile
-from lcm_framework.storage.validation import validate_large_file
+from lcm_framework.plugin_api.storage import LargeFile
 
 from .base import Repository, utc, utc_required
 
@@ -22,7 +21,6 @@ class PgLargeFiles(Repository):
                          self._int(r[5]), self._int(r[6]), r[7], r[8], utc_required(r[9]))
 
     def create_file(self, file: LargeFile) -> LargeFile:
-        validate_large_file(self._check, file)
         with self._cursor() as cur:
             cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s",
                         (self._project, file.conversation_id))
@@ -47,7 +45,6 @@ class PgLargeFiles(Repository):
             return self._file(row)
 
     def get_file(self, file_id: str) -> LargeFile | None:
-        self._check.text("file_id", file_id)
         with self._cursor() as cur:
             cur.execute(f"SELECT {_COLUMNS} FROM large_files WHERE project_id = %s AND file_id = %s",
                         (self._project, file_id))
@@ -55,7 +52,6 @@ class PgLargeFiles(Repository):
         return self._file(row) if row else None
 
     def list_files(self, conversation_id: int) -> list[LargeFile]:
-        self._check.count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute(f"SELECT {_COLUMNS} FROM large_files WHERE project_id = %s AND conversation_id = %s "
                         "ORDER BY created_at, file_id", (self._project, conversation_id))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.storage.models import Memory, NewMemory, RecallStats, Surfacing
-from lcm_framework.storage.validation import validate_history
+from lcm_framework.plugin_api.storage import Memory, NewMemory, RecallStats, Surfacing
 
 from .base import Repository, utc, utc_required
 
@@ -22,12 +20,6 @@ class PgMemory(Repository):
         return Memory(self._int(r[0]), r[1], tuple(r[2]), float(r[3]), r[4], r[5], bool(r[6]),
                       utc_required(r[7]), utc_required(r[8]))
 
-    def _confidence(self, value: float) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-                or not 0.0 <= value <= 1.0:
-            raise self._invalid("confidence must be a number in 0..1", "invalid_confidence")
-        return float(value)
-
     def create_memory(self, memory: NewMemory) -> Memory:
         return self._insert(memory, archived=False, created_at=None, updated_at=None)
 
@@ -38,11 +30,7 @@ class PgMemory(Repository):
 
     def _insert(self, memory: NewMemory, *, archived: bool, created_at: datetime | None,
                 updated_at: datetime | None) -> Memory:
-        self._check.text("content", memory.content)
-        self._check.texts("tag", memory.tags)
-        self._check.text("source_summary_id", memory.source_summary_id)
-        self._check.text("metadata", memory.metadata)
-        confidence = self._confidence(memory.confidence)
+        confidence = float(memory.confidence)
         with self._cursor() as cur:
             cur.execute(f"INSERT INTO memories (project_id, content, tags, confidence, source_summary_id, metadata, "
                         f"archived, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, "
@@ -52,14 +40,12 @@ class PgMemory(Repository):
             return self._memory(cur.fetchone())
 
     def delete_memory(self, memory_id: int) -> None:
-        self._check.count("memory_id", memory_id)
         with self._cursor() as cur:
             cur.execute("DELETE FROM memories WHERE project_id = %s AND memory_id = %s", (self._project, memory_id))
             if cur.rowcount == 0:
                 raise self._not_found("memory")
 
     def get_memory(self, memory_id: int) -> Memory | None:
-        self._check.count("memory_id", memory_id)
         with self._cursor() as cur:
             cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND memory_id = %s",
                         (self._project, memory_id))
@@ -67,7 +53,6 @@ class PgMemory(Repository):
         return self._memory(row) if row else None
 
     def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]:
-        self._check.text("tag", tag)
         with self._cursor() as cur:
             cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND (%s OR NOT archived) "
                         "AND (%s::text IS NULL OR %s::text = ANY(tags)) ORDER BY created_at, memory_id",
@@ -75,7 +60,6 @@ class PgMemory(Repository):
             return [self._memory(r) for r in cur.fetchall()]
 
     def _update(self, memory_id: int, assignment: str, value: Any) -> Memory:
-        self._check.count("memory_id", memory_id)
         with self._cursor() as cur:
             cur.execute(f"UPDATE memories SET {assignment}, updated_at = clock_timestamp() "
                         f"WHERE project_id = %s AND memory_id = %s RETURNING {_COLUMNS}",
@@ -86,7 +70,7 @@ class PgMemory(Repository):
         return self._memory(row)
 
     def set_confidence(self, memory_id: int, confidence: float) -> Memory:
-        return self._update(memory_id, "confidence = %s", self._confidence(confidence))
+        return self._update(memory_id, "confidence = %s", float(confidence))
 
     def archive(self, memory_id: int) -> Memory:
         return self._update(memory_id, "archived = %s", True)
@@ -95,7 +79,7 @@ class PgMemory(Repository):
         return self._update(memory_id, "archived = %s", False)
 
     def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]:
-        limit = self._confidence(max_confidence)
+        limit = float(max_confidence)
         with self._cursor() as cur:
             cur.execute(f"SELECT {_COLUMNS} FROM memories WHERE project_id = %s AND NOT archived "
                         "AND updated_at < %s AND confidence <= %s ORDER BY updated_at, memory_id",
@@ -107,8 +91,6 @@ class PgRecall(Repository):
     domain = "recall"
 
     def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None:
-        self._check.texts("target_id", target_ids)
-        self._check.text("query", query)
         if not target_ids:
             return
         with self._cursor() as cur:
@@ -124,7 +106,6 @@ class PgRecall(Repository):
                         (self._project, query, list(target_ids)))
 
     def record_feedback(self, target_id: str, *, useful: bool) -> None:
-        self._check.text("target_id", target_id)
         column = "useful" if useful else "not_useful"
         with self._cursor() as cur:
             cur.execute(f"INSERT INTO recall_stats AS r (project_id, target_id, {column}) VALUES (%s, %s, 1) "
@@ -132,7 +113,6 @@ class PgRecall(Repository):
                         (self._project, target_id))
 
     def stats(self, target_id: str) -> RecallStats:
-        self._check.text("target_id", target_id)
         with self._cursor() as cur:
             cur.execute("SELECT surfaced, useful, not_useful, last_surfaced_at FROM recall_stats "
                         "WHERE project_id = %s AND target_id = %s", (self._project, target_id))
@@ -142,14 +122,12 @@ class PgRecall(Repository):
         return RecallStats(target_id, self._int(row[0]), self._int(row[1]), self._int(row[2]), utc(row[3]))
 
     def surfacings(self, target_id: str) -> list[Surfacing]:
-        self._check.text("target_id", target_id)
         with self._cursor() as cur:
             cur.execute("SELECT query, surfaced_at FROM recall_surfacings WHERE project_id = %s AND target_id = %s "
                         "ORDER BY surfaced_at, surfacing_id", (self._project, target_id))
             return [Surfacing(target_id, q, utc_required(t)) for q, t in cur.fetchall()]
 
     def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
-        validate_history(self._check, stats, surfacings)
         with self._cursor() as cur:
             self._delete(cur, [stats.target_id])
             cur.execute("INSERT INTO recall_stats (project_id, target_id, surfaced, useful, not_useful, "
@@ -162,7 +140,6 @@ class PgRecall(Repository):
                          [utc_required(s.surfaced_at) for s in surfacings]))
 
     def forget(self, target_ids: Sequence[str]) -> None:
-        self._check.texts("target_id", target_ids)
         with self._cursor() as cur:
             self._delete(cur, target_ids)
 

@@ -12,14 +12,15 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import (
+from lcm_framework.plugin_api.storage import (
     Checkpoint,
     FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,
+    native_identity,
+    same_but_unlinked,
 )
-from lcm_framework.storage.validation import native_identity, same_but_unlinked, validate_native_batch
 
 from .base import Repository, utc, utc_required
 from .conversations import advisory_key
@@ -50,7 +51,6 @@ class PgNativeTranscripts(Repository):
 
     def ingest_batch(self, records: Sequence[NativeRecordInput], *, source_key: str, expected: Checkpoint | None,
                      new_checkpoint: Checkpoint) -> NativeBatchResult:
-        validate_native_batch(self._check, records, source_key, expected, new_checkpoint)
         with self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("source", self._project, source_key),))
             current = self._load_checkpoint(cur, source_key)
@@ -130,24 +130,19 @@ class PgNativeTranscripts(Repository):
         return None if row is None else self._checkpoint(row)
 
     def get_by_id(self, transcript_id: int) -> NativeRecord | None:
-        self._check.count("transcript_id", transcript_id)
         rows = self._query("transcript_id = %s", transcript_id)
         return rows[0] if rows else None
 
     def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]:
-        self._check.text("native_session_id", native_session_id)
         return self._query("native_session_id = %s ORDER BY source_ordinal, transcript_id", native_session_id)
 
     def list_by_source(self, source_locator: str) -> list[NativeRecord]:
-        self._check.text("source_locator", source_locator)
         return self._query("source_locator = %s ORDER BY source_ordinal, transcript_id", source_locator)
 
     def list_by_message(self, message_id: int) -> list[NativeRecord]:
-        self._check.count("message_id", message_id)
         return self._query("message_id = %s ORDER BY transcript_id", message_id)
 
     def get_checkpoint(self, source_key: str) -> Checkpoint | None:
-        self._check.text("source_key", source_key)
         with self._cursor() as cur:
             return self._load_checkpoint(cur, source_key)
 

@@ -20,8 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_framework.storage.models import SearchHit, SearchMode, SearchQuery, SearchTarget
-from lcm_framework.storage.query_terms import Phrase, query_phrases
+from lcm_framework.plugin_api.storage import (
+    Phrase,
+    SearchHit,
+    SearchMode,
+    SearchQuery,
+    SearchTarget,
+    effective_limit,
+    query_phrases,
+)
 
 from .base import Repository, utc, utc_required
 
@@ -71,15 +78,8 @@ class PgSearch(Repository):
     domain = "lexical_search"
 
     def search(self, query: SearchQuery) -> list[SearchHit]:
-        self._check.text("query", query.text)
-        if not isinstance(query.text, str):
-            raise self._invalid("query text must be text", "invalid_type")
-        self._check.optional_count("conversation_id", query.conversation_id)
-        try:
-            mode, target = SearchMode(query.mode), SearchTarget(query.target)
-        except ValueError:
-            raise self._invalid("unknown search mode or target", "invalid_enum") from None
-        bound = self._limit(query.limit)
+        mode, target = SearchMode(query.mode), SearchTarget(query.target)
+        bound = effective_limit(query.limit)
         if bound == 0 or not query.text.strip():
             return []
         source = _SOURCES[target]

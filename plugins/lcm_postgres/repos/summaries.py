@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.storage.models import NewSummary, Summary, SummaryKind
-from lcm_framework.storage.validation import validate_new_summary
+from lcm_framework.plugin_api.storage import NewSummary, Summary, SummaryKind
 
 from .base import Repository, utc, utc_required
 
@@ -24,7 +23,7 @@ class PgSummaries(Repository):
                        utc_required(row[10]))
 
     def create_summary(self, summary: NewSummary) -> Summary:
-        kind = validate_new_summary(self._check, summary)
+        kind = SummaryKind(summary.kind)
         with self._cursor() as cur:
             cur.execute("SELECT 1 FROM conversations WHERE project_id = %s AND conversation_id = %s",
                         (self._project, summary.conversation_id))
@@ -57,14 +56,12 @@ class PgSummaries(Repository):
             return self._summary(row)
 
     def get_summary(self, summary_id: str) -> Summary | None:
-        self._check.text("summary_id", summary_id)
         with self._cursor() as cur:
             cur.execute(f"{_SELECT} WHERE project_id = %s AND summary_id = %s", (self._project, summary_id))
             row = cur.fetchone()
         return self._summary(row) if row else None
 
     def get_summaries(self, summary_ids: Sequence[str]) -> list[Summary]:
-        self._check.texts("summary_id", summary_ids)
         if not summary_ids:
             return []
         with self._cursor() as cur:
@@ -74,8 +71,6 @@ class PgSummaries(Repository):
         return [found[i] for i in summary_ids if i in found]
 
     def list_summaries(self, conversation_id: int, *, depth: int | None = None) -> list[Summary]:
-        self._check.count("conversation_id", conversation_id)
-        self._check.optional_count("depth", depth)
         with self._cursor() as cur:
             cur.execute(f"{_SELECT} WHERE project_id = %s AND conversation_id = %s "
                         "AND (%s::bigint IS NULL OR depth = %s::bigint) ORDER BY created_at, summary_id",
@@ -98,13 +93,12 @@ class PgSummaries(Repository):
             "GROUP BY p.summary_id, s.created_at ORDER BY s.created_at, p.summary_id", summary_id)
 
     def _column(self, sql: str, summary_id: str) -> list[Any]:
-        self._check.text("summary_id", summary_id)
         with self._cursor() as cur:
             cur.execute(sql, (self._project, summary_id))
             return [r[0] for r in cur.fetchall()]
 
     def summaries_for_messages(self, message_ids: Sequence[int]) -> dict[int, list[str]]:
-        ids = self._ids("message_id", message_ids)
+        ids = list(message_ids)
         out: dict[int, list[str]] = {}
         if not ids:
             return out
@@ -119,7 +113,6 @@ class PgSummaries(Repository):
         return out
 
     def count_by_depth(self, conversation_id: int | None = None) -> dict[int, int]:
-        self._check.optional_count("conversation_id", conversation_id)
         with self._cursor() as cur:
             cur.execute("SELECT depth, count(*) FROM summaries WHERE project_id = %s "
                         "AND (%s::bigint IS NULL OR conversation_id = %s::bigint) GROUP BY depth ORDER BY depth",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from lcm_framework.storage.checked import CheckedBackend
 from lcm_framework.storage.contracts import StorageBackendFactory
 
 from . import HarnessUnavailable
@@ -19,7 +20,7 @@ def make_factory(tmp_path: Path) -> Iterator[StorageBackendFactory]:
 
     db: TestDatabase = database_or_unavailable(HarnessUnavailable)
     with db.pooled_schema() as schema:
-        factory = db.factory(schema, tmp_path)
+        factory = CheckedBackend(db.factory(schema, tmp_path))  # as open_backend does
         try:
             yield factory
         finally:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .command import is_lcm_hook
+from lcm_framework.plugin_api.agents import is_lcm_hook
 
 STATE_TABLE = ("hooks", "state")
 

@@ -1,0 +1,55 @@
+"""What a transcript format plugin implements and produces.
+
+``TranscriptFormat`` (and ``SubagentFormat``) are the contracts; ``NewMessage``/``NewPart`` with ``Role`` and
+``PartKind`` are what ``map_record`` returns; ``FormatIdentity`` names the format. Record kinds
+(``AGENT_SCAFFOLDING``, ``CLIENT_META``, ``COMPACT_SUMMARY``, ``LCM_CONTEXT``) tag non-conversation records.
+The helpers turn native values into those inputs without raising on odd input.
+"""
+
+from ..storage.inputs import FormatIdentity, NewMessage, NewPart, PartKind, Role
+from ..transcripts.contracts import (
+    AGENT_SCAFFOLDING,
+    CLIENT_META,
+    COMPACT_SUMMARY,
+    LCM_CONTEXT,
+    MappedRecord,
+    PartView,
+    Spawn,
+    SpawnedBy,
+    SubagentFormat,
+    SubagentRef,
+    TranscriptFormat,
+)
+from ..transcripts.format_helpers import (
+    estimate_tokens,
+    is_lcm_context,
+    parse_timestamp,
+    prompt_sha256,
+    string_fields,
+    to_json,
+)
+
+__all__ = [
+    "AGENT_SCAFFOLDING",
+    "CLIENT_META",
+    "COMPACT_SUMMARY",
+    "LCM_CONTEXT",
+    "FormatIdentity",
+    "MappedRecord",
+    "NewMessage",
+    "NewPart",
+    "PartKind",
+    "PartView",
+    "Role",
+    "Spawn",
+    "SpawnedBy",
+    "SubagentFormat",
+    "SubagentRef",
+    "TranscriptFormat",
+    "estimate_tokens",
+    "is_lcm_context",
+    "parse_timestamp",
+    "prompt_sha256",
+    "string_fields",
+    "to_json",
+]
