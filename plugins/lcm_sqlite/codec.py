@@ -140,7 +140,8 @@ class Codec:
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
         if codec == "zstd":
-            self._readers.setdefault(codec, zstandard.ZstdDecompressor())
+            if codec not in self._readers:  # a decompressor per connection: creating one costs more than a read
+                self._readers[codec] = zstandard.ZstdDecompressor()
         elif codec not in self._readers:
             self._load(conn, again=True)
         return self._readers[codec].decompress(value).decode("utf-8")
