@@ -9,6 +9,9 @@
 3. Four concurrent writer processes (own conversation each) vs one process writing the same total.
 4. ``lcm import`` end to end (read, parse, scrub, store) of the same copies of the real sessions into
    SQLite and into PostgreSQL: MB/s and messages/s, and the PG/SQLite ratio.
+5. TOAST compression of the imported large columns, pglz (the default) vs lz4, on the same values:
+   stored size against the plain size, and the time to write (``INSERT ... SELECT``) and read them
+   back (``sum(length(...))``, which decompresses every value), best of three.
 
 Needs LCM_TEST_POSTGRES_URL (``./dev bench`` sets it); runs in a throwaway schema.
 """
@@ -156,6 +159,38 @@ def import_throughput(home: Path, schema: str, size: int) -> None:
     print(f"  ratio postgresql/sqlite: {rates['postgresql'][0] / rates['sqlite'][0]:.2f}")
 
 
+_TOASTED = (("native_transcripts", "payload_json"), ("messages", "content"), ("message_parts", "raw_json"),
+            ("message_parts", "text"))
+
+
+def toast_compression(url: str, schema: str) -> None:
+    import psycopg
+
+    print("TOAST compression of the imported columns, same values (best of 3; stored / plain size):")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{schema}"')
+        for table, column in _TOASTED:
+            plain = conn.execute(f"SELECT coalesce(sum(octet_length({column})), 0) FROM {table}").fetchone()[0]
+            figures = []
+            for method in ("pglz", "lz4"):
+                write = read = float("inf")
+                for _ in range(3):
+                    conn.execute("DROP TABLE IF EXISTS toast_probe")
+                    conn.execute(f"CREATE TABLE toast_probe (v text COMPRESSION {method})")
+                    started = time.perf_counter()
+                    conn.execute(f"INSERT INTO toast_probe SELECT {column} || '' FROM {table} "  # || '': decompressed,
+                                 f"WHERE {column} IS NOT NULL")  # else the stored datums are copied as they are
+                    write = min(write, time.perf_counter() - started)
+                    started = time.perf_counter()
+                    conn.execute("SELECT sum(length(v)) FROM toast_probe").fetchone()
+                    read = min(read, time.perf_counter() - started)
+                size = conn.execute("SELECT pg_total_relation_size('toast_probe')").fetchone()[0]
+                figures.append(f"{method} {size / max(plain, 1):.3f}, write {write * 1000:5.0f} ms, "
+                               f"read {read * 1000:4.0f} ms")
+            conn.execute("DROP TABLE toast_probe")
+            print(f"  {table}.{column} ({plain / 2**20:.1f} MiB): " + "; ".join(figures))
+
+
 def main(quick: bool) -> None:
     url = os.environ.get("LCM_TEST_POSTGRES_URL")
     if not url:
@@ -170,6 +205,7 @@ def main(quick: bool) -> None:
             search_p95(Path(tmp), schema, 50_000 if quick else 1_000_000)
             concurrent_writers(Path(tmp), schema, 2_000 if quick else 20_000)
             import_throughput(Path(tmp), schema, 2_000_000 if quick else 20_000_000)
+            toast_compression(url, schema)
         finally:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')

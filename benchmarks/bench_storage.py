@@ -72,6 +72,15 @@ def make_project(home: Path, name: str) -> tuple[ProjectStorage, Path]:
     return factory.open_project(ref), home / "projects" / name / "lcm.db"
 
 
+def bare_connection(path: Path) -> sqlite3.Connection:
+    """A plain connection to a project database. Its full-text triggers read message text through the view
+    ``message_texts``, which names ``lcm_text`` (the store's decompression): rows inserted plain never call
+    it, but SQLite needs it defined."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.create_function("lcm_text", 2, lambda codec, data: data, deterministic=True)
+    return conn
+
+
 def bench_insert(home: Path, n: int) -> None:
     texts = list(messages(n))
     repo_storage, _ = make_project(home, "insert-repo")
@@ -86,7 +95,7 @@ def bench_insert(home: Path, n: int) -> None:
     bare_storage, path = make_project(home, "insert-bare")
     cid = bare_storage.conversations.create_conversation("bench").conversation_id
     bare_storage.close()
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = bare_connection(path)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     now = time.time_ns() // 1000
@@ -110,7 +119,7 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     cid = storage.conversations.create_conversation("bench").conversation_id
     tier = storage.capabilities.full_text_tier.value
     storage.close()
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = bare_connection(path)
     conn.execute("PRAGMA synchronous = OFF")
     started = time.perf_counter()
     base = time.time_ns() // 1000 - n * 1000

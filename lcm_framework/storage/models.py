@@ -341,7 +341,8 @@ class NativeBatchResult:
 class StorageUsage:
     """Where one project's bytes go. ``objects``: bytes per table and index (on a shared server: the
     whole schema's, every project together, ``shared`` set). ``payload_bytes``: the plain size of the
-    immutable payloads (native records and message parts); ``stored_payload_bytes``: what they take as
+    values a backend stores compressed (native records, message text and parts, as the backend keeps
+    them); ``stored_payload_bytes``: what they take as
     stored, so their difference is what compression saved. ``transcript_bytes``: transcript bytes
     imported (read by checkpoints). ``free_bytes``: space a ``compact_storage`` could give back."""
 

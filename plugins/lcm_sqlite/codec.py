@@ -7,10 +7,13 @@ A row's codec column says how its value is stored:
 * ``zstd:<id>``: zstandard with the project's trained dictionary ``<id>`` (table ``codec_dictionaries``);
 * ``zlib``: stdlib zlib, written only where the ``zstandard`` package is missing.
 
-A project trains its dictionary once, from the first ``TRAIN_SAMPLES`` native payloads one connection
+A project trains its first dictionary from the first ``TRAIN_SAMPLES`` native payloads one connection
 stored (an import) or from stored rows (``lcm vacuum``): transcript records of one project share most of
 their keys and phrases, so a 112 KiB dictionary takes records from about 0.43 of their size (zstd alone)
-to about 0.13-0.17. Digests, ingest keys and compare-and-swap
+to about 0.13-0.17. The first payloads of an import all come from its first sessions, so ``lcm vacuum``
+trains a newer dictionary from ``RETRAIN_SAMPLES`` rows drawn from the whole project whenever the project
+has grown ``RETRAIN_GROWTH`` times since the last one (which more than halves native payloads on the
+benchmark corpora), and rewrites the rows with it. Digests, ingest keys and compare-and-swap
 checks are computed over the plain text by the callers; only the stored bytes change.
 """
 
@@ -32,6 +35,8 @@ LEVEL = 3
 DICTIONARY_BYTES = 112 * 1024
 TRAIN_SAMPLES = 500
 """Values compressed without a dictionary before the project trains one from them."""
+RETRAIN_SAMPLES = 2000
+RETRAIN_GROWTH = 2
 SAMPLE_BYTES = 8 * 2**20
 MIN_TRAIN_SAMPLES = 100
 """At most this much of those values is kept in memory for training."""
@@ -77,20 +82,22 @@ class Codec:
             self._samples_bytes += len(data)
         return bytes(self._plain.compress(data))
 
-    def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = ()) -> bool:
+    def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = (), *, records: int = 0,
+              newer: bool = False) -> bool:
         """Store a dictionary trained from ``samples`` (or what this connection compressed so far) when the
-        project has none yet and there are enough; later writes use it. True when one was stored."""
+        project has none yet, or ``newer`` (a better one from more of its rows), and there are enough;
+        later writes use it. ``records``: how many native records the project held. True when stored."""
         chosen = list(samples) or self._samples
         if zstandard is None or len(chosen) < MIN_TRAIN_SAMPLES:
             return False
         self._samples, self._samples_bytes = [], 0
-        if conn.execute("SELECT 1 FROM codec_dictionaries LIMIT 1").fetchone() is None:
+        if newer or conn.execute("SELECT 1 FROM codec_dictionaries LIMIT 1").fetchone() is None:
             try:
                 trained = zstandard.train_dictionary(DICTIONARY_BYTES, list[Any](chosen), level=LEVEL)
             except zstandard.ZstdError:
                 return False  # too little variety to train from: keep compressing without a dictionary
-            conn.execute("INSERT INTO codec_dictionaries (codec, dictionary) VALUES ('zstd', ?)",
-                         (trained.as_bytes(),))
+            conn.execute("INSERT INTO codec_dictionaries (codec, dictionary, records) VALUES ('zstd', ?, ?)",
+                         (trained.as_bytes(), records))
         self._load(conn, again=True)
         return True
 
@@ -133,7 +140,8 @@ class Codec:
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
         if codec == "zstd":
-            self._readers.setdefault(codec, zstandard.ZstdDecompressor())
+            if codec not in self._readers:  # a decompressor per connection: creating one costs more than a read
+                self._readers[codec] = zstandard.ZstdDecompressor()
         elif codec not in self._readers:
             self._load(conn, again=True)
         return self._readers[codec].decompress(value).decode("utf-8")

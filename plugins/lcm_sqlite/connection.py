@@ -98,6 +98,9 @@ class Database:
         self._depth = 0
         self.codec = Codec()
         self.strings = StringTable()
+        self.recent_texts: dict[int, str] = {}
+        conn.create_function("lcm_text", 2, lambda name, data: self.codec.decode(conn, name, data),
+                             deterministic=True)
 
     @property
     def closed(self) -> bool:
@@ -164,6 +167,7 @@ class Database:
         """Drop what was cached from the database: a rolled-back write may have added to it."""
         self.codec = Codec()
         self.strings = StringTable()
+        self.recent_texts = {}
 
     def _abort_quietly(self, conn: sqlite3.Connection, nested: bool) -> None:
         self.forget_cached()

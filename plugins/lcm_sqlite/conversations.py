@@ -20,13 +20,13 @@ from lcm_framework.plugin_api.storage import (
     merged_link,
 )
 
+from . import texts
 from .clock import from_us, now_us, to_us
 from .context import renumber
 from .scope import Repository, chunks, insert_rows, marks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
-_MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM messages"
-_PART_COLUMNS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec"
+_MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM message_texts"
 _LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
 _LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
@@ -150,21 +150,20 @@ class SqliteConversations(Repository):
     def _store(self, conn: sqlite3.Connection, conversation_id: int, messages: Sequence[NewMessage],
                rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:
         default_created = now_us()
-        insert_rows(conn, "messages (conversation_id, seq, role, content, token_count, created_at)",
-                    [(conversation_id, seq, role, content, tokens, default_created if created is None else created)
-                     for seq, (role, content, tokens, created) in zip(seqs, rows, strict=True)])
+        codec = self._scope.db.codec
+        text_ids = texts.store(conn, codec, [content for _role, content, _tokens, _created in rows],
+                               self._scope.db.recent_texts)
+        insert_rows(conn, "messages (conversation_id, seq, role, content, token_count, created_at, text_id)",
+                    [(conversation_id, seq, role, "" if text_id is not None else content, tokens,
+                      default_created if created is None else created, text_id)
+                     for seq, (role, content, tokens, created), text_id in zip(seqs, rows, text_ids, strict=True)])
         ids = self._ids_by_seq(conn, conversation_id, seqs)
         default_at = from_us(default_created)
-        encode = self._scope.db.codec.encode_many
-        parts = []
-        for seq, message in zip(seqs, messages, strict=True):
-            for ordinal, p in enumerate(message.parts):
-                codec, (text, raw) = encode(conn, (p.text, p.raw_json))
-                parts.append((ids[seq], ordinal, PartKind(p.kind).value, text, p.tool_call_id, p.tool_name,
-                              int(bool(p.is_error)), raw, p.metadata, codec))
+        parts = [texts.part_row(conn, codec, message.content, ids[seq], ordinal, PartKind(p.kind).value, p.text,
+                                p.tool_call_id, p.tool_name, bool(p.is_error), p.raw_json, p.metadata)
+                 for seq, message in zip(seqs, messages, strict=True) for ordinal, p in enumerate(message.parts)]
         if parts:
-            conn.executemany(f"INSERT INTO message_parts ({_PART_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             parts)
+            conn.executemany(f"INSERT INTO message_parts ({texts.PART_COLUMNS}) VALUES ({marks(parts[0])})", parts)
         return [
             Message(ids[seq], conversation_id, seq, Role(role), content, tokens,
                     default_at if created is None else from_us(created))
@@ -209,23 +208,35 @@ class SqliteConversations(Repository):
         return [found[i] for i in ids if i in found]
 
     def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
+        role_value = str(getattr(role, "value", role))
         with self._op() as conn:
-            rows = conn.execute(f"{_MESSAGE} WHERE conversation_id = ? AND role = ? AND content = ? ORDER BY seq",
-                                (conversation_id, str(getattr(role, "value", role)), content)).fetchall()
+            if texts.is_shared(content):
+                text_id = texts.find(conn, content)
+                if text_id is None:
+                    return []
+                rows = conn.execute(f"{_MESSAGE} WHERE message_id IN (SELECT message_id FROM messages WHERE "
+                                    "conversation_id = ? AND role = ? AND text_id = ?) ORDER BY seq",
+                                    (conversation_id, role_value, text_id)).fetchall()
+            else:
+                rows = conn.execute(f"{_MESSAGE} WHERE message_id IN (SELECT message_id FROM messages WHERE "
+                                    "conversation_id = ? AND role = ? AND text_id IS NULL AND content = ?) "
+                                    "ORDER BY seq", (conversation_id, role_value, content)).fetchall()
         return [message_from_row(r) for r in rows]
 
     def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
         ids = sorted(set(message_ids))
         out: dict[int, list[MessagePart]] = {}
         with self._op() as conn:
+            codec = self._scope.db.codec
             for group in chunks(ids):
-                rows = conn.execute(f"SELECT {_PART_COLUMNS} FROM message_parts WHERE message_id IN "
+                rows = conn.execute(f"SELECT {texts.PART_COLUMNS} FROM message_parts WHERE message_id IN "
                                     f"({marks(group)}) ORDER BY message_id, ordinal", group).fetchall()
-                decode = self._scope.db.codec.decode
+                spans = texts.contents(conn, [r[0] for r in rows if r[7] is not None])
                 for r in rows:
+                    text, raw = texts.rebuild_part(conn, codec, r, spans.get(r[0]))
                     out.setdefault(r[0], []).append(
-                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), decode(conn, r[9], r[3]), r[4],
-                                    r[5], bool(r[6]), decode(conn, r[9], r[7]), r[8]))
+                        MessagePart(part_id(r[0], r[1]), r[0], r[1], PartKind(r[2]), text, r[3], r[4], bool(r[5]),
+                                    raw, r[6]))
         return out
 
     def message_count(self, conversation_id: int) -> int:
@@ -246,9 +257,14 @@ class SqliteConversations(Repository):
                 summarized.update(r[0] for r in conn.execute(
                     f"SELECT DISTINCT message_id FROM summary_messages WHERE message_id IN ({marks(group)})", group))
             deleted = [i for i in ids if i in existing and i not in summarized]
+            text_ids: set[int] = set()
             for group in chunks(deleted):
+                text_ids.update(r[0] for r in conn.execute(
+                    f"SELECT text_id FROM messages WHERE text_id IS NOT NULL AND message_id IN ({marks(group)})",
+                    group))
                 conn.execute(f"DELETE FROM context_items WHERE message_id IN ({marks(group)})", group)
                 conn.execute(f"DELETE FROM messages WHERE message_id IN ({marks(group)})", group)
+            texts.forget_unused(conn, text_ids)
             for conversation_id in sorted({existing[i] for i in deleted}):
                 renumber(conn, conversation_id)
         return DeleteResult(tuple(deleted), tuple(i for i in ids if i in summarized and i in existing))

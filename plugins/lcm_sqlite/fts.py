@@ -1,8 +1,10 @@
 """Full-text tiers: FTS5 (bm25, Porter stemming over unicode61), FTS4 (sqlite-fts4 ``rank_bm25``) or a LIKE scan.
 
 Each searchable table has an external-content index ``<table>_fts`` kept in
-sync by triggers. The tier built into a database is recorded in ``meta``;
-opening it with another active tier drops the old index and rebuilds.
+sync by triggers; it reads the text from the table, or for messages from the
+view ``message_texts`` (their text is stored compressed, ``texts.py``). The
+tier built into a database is recorded in ``meta``; opening it with another
+active tier drops the old index and rebuilds.
 """
 
 from __future__ import annotations
@@ -17,17 +19,23 @@ from lcm_framework.plugin_api.storage import FullTextTier
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A searchable table: its name and the column holding its rowid."""
+    """A searchable table: its name, the column holding its rowid and the table or view with its text."""
 
     table: str
     rowid: str
+    view: str = ""
+
+    @property
+    def content(self) -> str:
+        return self.view or self.table
 
     @property
     def index(self) -> str:
         return f"{self.table}_fts"
 
 
-SOURCES = (Source("messages", "message_id"), Source("summaries", "rowid"), Source("memories", "memory_id"))
+SOURCES = (Source("messages", "message_id", "message_texts"), Source("summaries", "rowid"),
+           Source("memories", "memory_id"))
 TIERS = (FullTextTier.FTS5, FullTextTier.FTS4, FullTextTier.LIKE)
 
 
@@ -61,16 +69,17 @@ def resolve(setting: str) -> FullTextTier:
 
 
 def _ddl(tier: FullTextTier, src: Source) -> list[str]:
-    idx, table, rowid = src.index, src.table, src.rowid
+    idx, table, rowid, content = src.index, src.table, src.rowid, src.content
+    row = f"FROM {content} WHERE {rowid} = "
     if tier is FullTextTier.FTS5:
-        create = (f"CREATE VIRTUAL TABLE {idx} USING fts5(content, content='{table}', "
+        create = (f"CREATE VIRTUAL TABLE {idx} USING fts5(content, content='{content}', "
                   f"content_rowid='{rowid}', tokenize='porter unicode61')")
-        delete = f"INSERT INTO {idx}({idx}, rowid, content) VALUES ('delete', old.{rowid}, old.content);"
-        insert = f"INSERT INTO {idx}(rowid, content) VALUES (new.{rowid}, new.content);"
+        delete = f"INSERT INTO {idx}({idx}, rowid, content) SELECT 'delete', {rowid}, content {row}old.{rowid};"
+        insert = f"INSERT INTO {idx}(rowid, content) SELECT {rowid}, content {row}new.{rowid};"
     else:
-        create = f"CREATE VIRTUAL TABLE {idx} USING fts4(content, content='{table}', tokenize=unicode61)"
+        create = f"CREATE VIRTUAL TABLE {idx} USING fts4(content, content='{content}', tokenize=unicode61)"
         delete = f"DELETE FROM {idx} WHERE docid = old.{rowid};"
-        insert = f"INSERT INTO {idx}(docid, content) VALUES (new.{rowid}, new.content);"
+        insert = f"INSERT INTO {idx}(docid, content) SELECT {rowid}, content {row}new.{rowid};"
     return [
         create,
         f"CREATE TRIGGER {idx}_ai AFTER INSERT ON {table} BEGIN {insert} END",

@@ -1,6 +1,7 @@
 """Storage figures (``dbstat``) and online-safe maintenance of one project database.
 
-``compact_storage`` trains the project's dictionary from stored payloads when it has none, rewrites
+``compact_storage`` trains the project's dictionary from stored payloads when it has none or has grown
+enough since (``codec.py``), rewrites
 payloads stored plain or without a dictionary with the newest codec in batches of ``BATCH_ROWS`` rows
 (each its own short write transaction, so hooks wait milliseconds, not minutes), then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
@@ -16,14 +17,16 @@ from pathlib import Path
 
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
-from .codec import TRAIN_SAMPLES
+from .codec import RETRAIN_GROWTH, RETRAIN_SAMPLES, SAMPLE_BYTES, TRAIN_SAMPLES
 from .connection import Database
+from .scope import chunks, marks
 
 BATCH_ROWS = 500
 VACUUM_STEP_PAGES = 2048
 _REWRITES = (  # table, batch key, primary key, codec column, compressed columns
     ("native_records", "transcript_id", "transcript_id", "payload_codec", ("payload",)),
     ("message_parts", "message_id", "message_id, ordinal", "codec", ("text", "raw_json")),
+    ("texts", "text_id", "text_id", "codec", ("data",)),
 )
 
 
@@ -75,13 +78,26 @@ def compact(db: Database, path: Path, progress: Callable[[int], None] | None) ->
 
 
 def _train_from_stored(db: Database) -> None:
-    """A dictionary from stored payloads, for a project whose imports never trained one (hook ingests)."""
+    """A dictionary trained from rows drawn from the whole project, when it has none (hook ingests never
+    train one) or has grown ``RETRAIN_GROWTH`` times since its newest one was trained."""
     with db.op("storage", write=True) as conn:
-        if conn.execute("SELECT 1 FROM codec_dictionaries LIMIT 1").fetchone() is not None:
+        records = conn.execute("SELECT count(*) FROM native_records").fetchone()[0]
+        newest = conn.execute("SELECT records FROM codec_dictionaries ORDER BY dict_id DESC LIMIT 1").fetchone()
+        if newest is not None and (newest[0] or 0) * RETRAIN_GROWTH > records:
             return
-        rows = conn.execute("SELECT payload_codec, payload FROM native_records ORDER BY random() LIMIT ?",
-                            (TRAIN_SAMPLES,)).fetchall()
-        db.codec.train(conn, [db.codec.decode(conn, codec, value).encode("utf-8") for codec, value in rows])
+        wanted = TRAIN_SAMPLES if newest is None else RETRAIN_SAMPLES
+        samples: list[bytes] = []
+        size = 0
+        for table, key, codec, column, count in (("native_records", "transcript_id", "payload_codec", "payload",
+                                                  wanted), ("texts", "text_id", "codec", "data", wanted // 4)):
+            picked = [k for (k,) in conn.execute(f"SELECT {key} FROM {table} ORDER BY random() LIMIT ?", (count,))]
+            for group in chunks(picked):
+                for name, value in conn.execute(f"SELECT {codec}, {column} FROM {table} WHERE {key} IN "
+                                                f"({marks(group)})", group):
+                    if size < SAMPLE_BYTES:
+                        samples.append(db.codec.decode(conn, name, value).encode("utf-8"))
+                        size += len(samples[-1])
+        db.codec.train(conn, samples, records=records, newer=newest is not None)
 
 
 def _rewrite_batch(db: Database, conn: sqlite3.Connection, table: str, key: str, pk: str, codec_column: str,

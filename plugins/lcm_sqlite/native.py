@@ -17,13 +17,16 @@ from lcm_framework.plugin_api.storage import (
     same_but_unlinked,
 )
 
+from . import texts
 from .clock import from_us, now_us, to_us
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
 from .scope import Repository, chunks, insert_rows, marks
 
 _COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
-            "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload")
-_SELECT = f"SELECT {_COLUMNS} FROM native_records"
+            "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_text_id, "
+            "payload_text_at, payload_text_quoted, payload_text_start, payload_text_length")
+_SELECT = (f"SELECT {_COLUMNS}, x.codec, x.data FROM native_records "
+           "LEFT JOIN texts x ON x.text_id = payload_text_id")
 _INSERT_COLUMNS = _COLUMNS.removeprefix("transcript_id, ")
 _CHECKPOINT = ("source_key, revision, byte_offset, prefix_sha256, scrubber_version, last_source_ordinal, "
                "imported, skipped, quarantined, state_json")
@@ -89,23 +92,38 @@ class SqliteNativeTranscripts(Repository):
         return NativeRecord(
             transcript_id=row[0], ingest_key=unpack_digest(row[1]), format=FormatIdentity(client, name, version),
             native_session_id=value(conn, row[3]), source_locator=value(conn, row[4]), source_ordinal=row[5],
-            payload_json=self._scope.db.codec.decode(conn, row[11], row[12]),
+            payload_json=texts.rebuild_payload(conn, self._scope.db.codec, row[11], row[12], *row[14:]),
             content_sha256=unpack_digest(row[6]), scrubber_version=value(conn, row[7]),
             observed_at=from_us(row[8]), ingested_at=from_us(row[9]), message_id=row[10])
 
     def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
         ingested = now_us()
         observed: dict[object, int] = {}  # a batch shares one observation time: convert it once
-        intern, encode = self._scope.db.strings.intern, self._scope.db.codec.encode_many
+        db = self._scope.db
+        intern = db.strings.intern
+        records = list(records)
+        linked = sorted({r.message_id for r in records if r.message_id is not None})
+        shared: dict[int, int] = {}
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for group in chunks(linked):
+            shared.update(conn.execute(f"SELECT message_id, text_id FROM messages WHERE message_id IN "
+                                       f"({marks(group)}) AND text_id IS NOT NULL", group))
+            for mid, start, length in conn.execute(
+                    f"SELECT message_id, text_start, text_length FROM message_parts WHERE message_id IN "
+                    f"({marks(group)}) AND text_length >= {texts.MIN_BYTES}", group):
+                spans.setdefault(mid, []).append((start, length))
         rows = []
         for r in records:
             fmt = SEPARATOR.join((r.format.client_name, r.format.format_name, r.format.format_version))
-            codec, (payload,) = encode(conn, (r.payload_json,), sample=True)
+            text_id = None if r.message_id is None else shared.get(r.message_id)
+            text = None if text_id is None else texts.remembered(conn, db.codec, db.recent_texts, text_id)
+            stored = texts.payload_row(conn, db.codec, r.payload_json, text_id, text,
+                                       spans.get(r.message_id, ()) if r.message_id is not None else ())
             rows.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
                          intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
                          intern(conn, r.scrubber_version),
                          observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)),
-                         ingested, r.message_id, codec, payload))
+                         ingested, r.message_id, *stored))
         insert_rows(conn, f"native_records ({_INSERT_COLUMNS})", rows)
         if self._scope.db.codec.ready_to_train():
             self._scope.db.codec.train(conn)

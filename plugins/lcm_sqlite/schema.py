@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from lcm_framework.plugin_api import StorageUnavailableError
 from lcm_framework.plugin_api.storage import FullTextTier, ProjectRef
 
-from . import compact_layout, fts
+from . import compact_layout, fts, single_copy
 from .errors import BACKEND
 
 V1 = """
@@ -207,8 +207,9 @@ CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_co
 FTS_STEMMING = """
 DELETE FROM meta WHERE key = 'fts_tier';
 """
+# Version 5 (``single_copy``): message text in ``texts``, stored once; parts as spans of it.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
-    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING)
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate)
 LATEST = len(MIGRATIONS)
 
 

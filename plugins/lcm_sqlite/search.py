@@ -52,13 +52,20 @@ class _Target:
     id_column: str
     conversation: str
     extra: str = ""
+    index_of: str = ""
+    """The table whose full-text index this is, when ``table`` is a view of it."""
+
+    @property
+    def index(self) -> str:
+        return f"{self.index_of or self.table}_fts"
 
 
 Locator = Callable[[str], tuple[int, int]]
 _Plan = tuple[str, list[Any], str, list[Any], Locator]
 
 _TARGETS = {
-    SearchTarget.MESSAGES: _Target("messages", "message_id", "message_id", "t.conversation_id"),
+    SearchTarget.MESSAGES: _Target("message_texts", "message_id", "message_id", "t.conversation_id",
+                                       index_of="messages"),
     SearchTarget.SUMMARIES: _Target("summaries", "rowid", "summary_id", "t.conversation_id"),
     SearchTarget.MEMORY: _Target("memories", "memory_id", "memory_id", "NULL", " AND t.archived = 0"),
 }
@@ -110,9 +117,9 @@ class _Select:
                f"FROM {self.condition} {self.filters}")
         args = [*where_args, *self.filter_args]
         if cutoff is not None:
-            sql += f" AND {spec.table}_fts.{docid} >= ?"
+            sql += f" AND {spec.index}.{docid} >= ?"
             args.append(cutoff)
-        order = f"{spec.table}_fts.{docid} DESC" if newest else "score DESC, t.created_at DESC"
+        order = f"{spec.index}.{docid} DESC" if newest else "score DESC, t.created_at DESC"
         return conn.execute(f"{sql} ORDER BY {order}, t.{spec.id_column} ASC LIMIT ?", [*args, limit]).fetchall()
 
 
@@ -180,9 +187,10 @@ class SqliteLexicalSearch(Repository):
     def _common(self, conn: sqlite3.Connection, spec: _Target, phrases: list[str], cutoff: int | None) -> set[str]:
         """The phrases that are stop words of this corpus: matching more than COMMON_MIN rows and more than one
         in COMMON_SHARE of the rows searched (those from ``cutoff``, else all). Counting stops past that."""
-        index, docid = f"{spec.table}_fts", self._docid()
-        low, high = conn.execute(f"SELECT (SELECT min({spec.rowid}) FROM {spec.table}), "
-                                 f"(SELECT max({spec.rowid}) FROM {spec.table})").fetchone()
+        index, docid = spec.index, self._docid()
+        base = spec.index_of or spec.table  # the stored table, not a view that rebuilds text
+        low, high = conn.execute(f"SELECT (SELECT min({spec.rowid}) FROM {base}), "
+                                 f"(SELECT max({spec.rowid}) FROM {base})").fetchone()
         if high is None:
             return set()
         threshold = max(COMMON_MIN, (high - (low if cutoff is None else cutoff) + 1) // COMMON_SHARE)
@@ -198,7 +206,7 @@ class SqliteLexicalSearch(Repository):
                   rows: list[Any]) -> list[Any]:
         """RANKED: the candidates scored by query phrases matched (1 each), the whole query as one phrase
         (0.5), then bm25 in [0, 0.4); so the integer part counts the phrases matched on every backend."""
-        index, docid = f"{spec.table}_fts", self._docid()
+        index, docid = spec.index, self._docid()
         phrases = [fts.match_expression([group]) for group in groups]
         if len(groups) > 1:
             phrases.append(fts.match_expression([[w for group in groups for w in group]]))
@@ -221,7 +229,7 @@ class SqliteLexicalSearch(Repository):
 
     def _candidate_cutoff(self, conn: sqlite3.Connection, spec: _Target, match: str) -> int | None:
         """Lowest rowid among the newest RANK_CANDIDATES matches, or None when there are fewer."""
-        index, docid = f"{spec.table}_fts", self._docid()
+        index, docid = spec.index, self._docid()
         row = conn.execute(f"SELECT {docid} FROM {index} WHERE {index} MATCH ? ORDER BY {docid} DESC "
                            "LIMIT 1 OFFSET ?", (match, RANK_CANDIDATES - 1)).fetchone()
         return None if row is None else int(row[0])
@@ -272,7 +280,7 @@ class SqliteLexicalSearch(Repository):
         ranked = mode is SearchMode.RANKED
         tier = self._scope.tier
         if tier is not FullTextTier.LIKE:
-            index, docid = f"{spec.table}_fts", self._docid()
+            index, docid = spec.index, self._docid()
             source = f"{index} JOIN {spec.table} t ON t.{spec.rowid} = {index}.{docid} WHERE {index} MATCH ?"
             expression = fts.any_of(groups) if ranked else fts.match_expression(groups)  # RANKED: see ``_ranked``
             base = f"-bm25({index})" if tier is FullTextTier.FTS5 else f"-rank_bm25(matchinfo({index}, 'pcnalx'))"

@@ -193,9 +193,8 @@ def test_storage_usage_and_compaction_change_nothing_that_is_read(project: Proje
     before_native = project.native_transcripts.list_by_native_session("usage")
 
     usage = project.storage_usage()
-    plain = sum(len(r.payload_json) for r in records) + sum(len(parts[0].raw_json or "") for _ in stored)
     assert usage.messages == 30 and usage.transcript_bytes == 12345
-    assert usage.payload_bytes >= plain and usage.stored_payload_bytes > 0
+    assert usage.payload_bytes > usage.stored_payload_bytes > 0  # repeated text compresses on every backend
     assert usage.total_bytes > 0 and usage.objects and all(v > 0 for v in usage.objects.values())
     report = project.compact_storage()
     assert report.bytes_after > 0

@@ -154,20 +154,27 @@ def test_a_batch_of_messages_is_indexed_as_few_segments(make_factory: MakeFactor
 
 
 def test_a_version_1_database_is_reindexed_with_stemming(make_factory: MakeFactory, tmp_path: Path) -> None:
-    storage = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
-    conv = storage.conversations.create_conversation("s")
-    (stored,) = storage.conversations.append_messages(conv.conversation_id,
-                                                      [NewMessage(Role.USER, "the webhooks were routed", 1)])
-    storage.close()
-    raw = sqlite3.connect(db_path(tmp_path, ref()))  # what version 1 built: no stemming
-    with raw:
-        raw.execute("DROP TABLE messages_fts")
-        raw.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', "
-                    "content_rowid='message_id', tokenize='unicode61')")
-        raw.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
-        raw.execute(f"PRAGMA user_version = {schema.MIGRATIONS.index(schema.FTS_STEMMING)}")
+    path = db_path(tmp_path, ref())
+    path.parent.mkdir(parents=True)
+    raw = sqlite3.connect(path, isolation_level=None)  # the schema before stemming, and its unstemmed index
+    for step in schema.MIGRATIONS[:schema.MIGRATIONS.index(schema.FTS_STEMMING)]:
+        if callable(step):
+            step(raw)
+        else:
+            for statement in schema.statements(step):
+                raw.execute(statement)
+    raw.execute(f"PRAGMA user_version = {schema.MIGRATIONS.index(schema.FTS_STEMMING)}")
+    raw.execute("INSERT INTO meta (key, value) VALUES ('project_id', ?), ('root', ?), ('fts_tier', 'fts5')",
+                (ref().project_id, ref().root))
+    raw.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', "
+                "content_rowid='message_id', tokenize='unicode61')")
+    raw.execute("INSERT INTO conversations (session_id, created_at) VALUES ('s', 0)")
+    raw.execute("INSERT INTO messages (conversation_id, seq, role, token_count, created_at, content) "
+                "VALUES (1, 0, 'user', 1, 0, 'the webhooks were routed')")
+    raw.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
     raw.close()
     storage = make_factory(**{"storage.fts_tier": "fts5"}).open_project(ref())
+    stored = storage.conversations.list_messages(1)[0]
     try:
         assert [h.id for h in storage.lexical_search.search(SearchQuery("route webhook"))] == [str(stored.message_id)]
     finally:

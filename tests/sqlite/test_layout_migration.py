@@ -70,7 +70,8 @@ def test_a_version_1_database_migrates_record_by_record(tmp_path: Path) -> None:
     try:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert raw.execute("SELECT count(*) FROM native_records WHERE payload_codec IS NULL").fetchone()[0] == 111
+        # version 5 stores the payloads that hold their message's text without it
+        assert raw.execute("SELECT count(*) FROM native_records WHERE payload_text_id IS NOT NULL").fetchone()[0] > 20
     finally:
         raw.close()
 
