@@ -76,8 +76,8 @@ async def context(request: Request) -> JSONResponse:
         PROJECT, Field("session_id", str, required=True), Field("budget_tokens", int, minimum=1),
     ])
     service = service_of(request)
-    app = service.app_for(body["project"])
-    return JSONResponse(await service.read(body["project"], operations.context, app, body["session_id"],
+    app = service.projects.app_for(body["project"])
+    return JSONResponse(await service.projects.read(body["project"], operations.context, app, body["session_id"],
                                            budget_tokens=body["budget_tokens"]))
 
 
@@ -146,7 +146,7 @@ async def recall_route(request: Request) -> JSONResponse:
 async def stats(request: Request) -> JSONResponse:
     body = validate(await read_body(request), [Field("project", Path)])
     service = service_of(request)
-    app = service.app_for(body["project"] or service.config.project_root)
+    app = service.projects.app_for(body["project"] or service.config.project_root)
     rows = await service.run(project_stats, app)
     if body["project"] is not None:
         wanted = str(body["project"].resolve())
@@ -168,7 +168,7 @@ async def capability_route(request: Request) -> JSONResponse:
     body = await read_body(request)
     project = validate(body, [PROJECT], allow_extra=True)["project"]
     args = {k: v for k, v in body.items() if k != "project"}
-    app = service.app_for(project)
+    app = service.projects.app_for(project)
     return JSONResponse({"result": await service.run(operations.capability, app, capability, args)})
 
 
@@ -182,7 +182,7 @@ async def memory(request: Request) -> JSONResponse:
                        allow_extra=True)
     args = {k: v for k, v in body.items() if k not in ("project", "action")}
     service = service_of(request)
-    app = service.app_for(checked["project"])
+    app = service.projects.app_for(checked["project"])
     return JSONResponse(await service.run(actions.run, app, checked["action"], args))
 
 

@@ -1,4 +1,5 @@
-"""The daemon's state: per-project apps, per-conversation locks, background work, the outbox consumer.
+"""The daemon's state: per-conversation locks, background work, the outbox consumer; per-project apps and read
+scopes live in ``projects.ProjectScopes``.
 
 Storage calls run in worker threads so requests for different projects
 proceed concurrently; mutating operations on one conversation (ingest,
@@ -17,18 +18,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
-from ..errors import DataValidationError, LcmError, StorageUnavailableError, TranscriptError
+from ..errors import DataValidationError, LcmError, TranscriptError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
 from .consumer import OutboxConsumer
+from .projects import ProjectScopes
 
 if TYPE_CHECKING:
-    from ..app import App
     from ..config import Config
     from ..memory.scope import MemoryScope
     from ..plugins import Plugins
-    from ..storage.contracts import ProjectStorage
 
 T = TypeVar("T")
 log = logging.getLogger("lcm.daemon")
@@ -51,61 +51,14 @@ class DaemonService:
         self.plugins = plugins
         self.overrides = dict(overrides or {})
         self.started_at = time.time()
-        self._apps: dict[Path, App] = {}
-        self._readers: dict[Path, ProjectStorage] = {}
+        self.projects = ProjectScopes(config, plugins, self.overrides, self.run)
         self._user_wide: set[Path] = set()  # user-wide memory roots known to exist
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
         self.consumer = OutboxConsumer(config.home, self.run, self.hook, _describe, _code)
 
-    # --- projects and threads ----------------------------------------------
-
-    def app_for(self, project: Path) -> App:
-        """The ``App`` of one project root (its own config file applies), built once and kept."""
-        from ..app import App
-        from ..config import load_config
-
-        root = project.resolve()
-        app = self._apps.get(root)
-        if app is None:
-            config = load_config(project=root, env=self.config.env, overrides=self.overrides, plugins=self.plugins)
-            app = self._apps.setdefault(root, App(config, self.plugins))
-        return app
-
-    async def reader(self, project: Path) -> ProjectStorage:
-        """A project scope kept open for read routes (context, restore); closed at shutdown."""
-        root = project.resolve()
-        found = self._readers.get(root)
-        if found is None:
-            opened = await self.run(self._open_scope, root)
-            found = self._readers.setdefault(root, opened)
-            if found is not opened:
-                await self.run(opened.close)
-        return found
-
-    async def read(self, project: Path, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run ``fn(scope, *args)`` on the project's cached read scope; a storage outage drops the scope."""
-        scope = await self.reader(project)
-        try:
-            return await self.run(fn, scope, *args, **kwargs)
-        except StorageUnavailableError:
-            await self.run(self.forget_reader, project)
-            raise
-
-    def _open_scope(self, root: Path) -> ProjectStorage:
-        app = self.app_for(root)
-        return app.storage.open_project(app.project_ref(root))
-
-    def forget_reader(self, project: Path) -> None:
-        """Drop a cached scope after a storage failure so the next request reopens it."""
-        found = self._readers.pop(project.resolve(), None)
-        if found is not None:
-            found.close()
-
-    @property
-    def projects(self) -> list[str]:
-        return sorted(str(p) for p in self._apps)
+    # --- threads and locks ---------------------------------------------------
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a blocking storage call in a worker thread, counted as in-flight work."""
@@ -132,7 +85,7 @@ class DaemonService:
 
     async def ingest(self, project: Path, path: Path, *, session_id: str | None, format_id: str | None,
                      compact_mode: str | None, wait: bool, extra: Sequence[Path] = ()) -> dict[str, Any]:
-        app = self.app_for(project)
+        app = self.projects.app_for(project)
         key = session_id or str(path)
         async with self.lock(project, key):
             report = await self.run(operations.ingest, app, path, format_id=format_id, extra=extra)
@@ -148,7 +101,7 @@ class DaemonService:
         return result
 
     async def compact(self, project: Path, session_id: str | None, *, mode: str) -> dict[str, Any]:
-        app = self.app_for(project)
+        app = self.projects.app_for(project)
         async with self.lock(project, session_id or "*"):
             return await self.run(operations.compact, app, session_id, mode=mode)
 
@@ -199,10 +152,10 @@ class DaemonService:
         from ..memory.hints import session_memories
         from ..memory.store import record_surfacing
 
-        app = self.app_for(project)
+        app = self.projects.app_for(project)
         scope, user = await self.memory_scopes(project)
         memories = await self.run(session_memories, scope, user, int(app.config.get("memory.restore_count")))
-        result = await self.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
+        result = await self.projects.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
                                  source=source, memories=memories)
         for target in (scope, user):
             if target is not None:
@@ -215,21 +168,21 @@ class DaemonService:
         recall never creates that store)."""
         from ..memory.scope import MemoryScope, user_wide_root
 
-        app = self.app_for(project)
+        app = self.projects.app_for(project)
         root = user_wide_root(app)
         if root.resolve() not in self._user_wide:
             wanted = app.project_ref(root).project_id
             if not any(r.project_id == wanted for r in await self.run(app.storage.list_projects)):
-                return MemoryScope(await self.reader(project), user_wide=False), None
+                return MemoryScope(await self.projects.reader(project), user_wide=False), None
             self._user_wide.add(root.resolve())
-        return (MemoryScope(await self.reader(project), user_wide=False),
-                MemoryScope(await self.reader(root), user_wide=True))
+        return (MemoryScope(await self.projects.reader(project), user_wide=False),
+                MemoryScope(await self.projects.reader(root), user_wide=True))
 
     async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
         """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""
         from ..memory.hints import for_prompt
 
-        app = self.app_for(project)
+        app = self.projects.app_for(project)
         scope, user = await self.memory_scopes(project)
         return await self.run(for_prompt, scope, user, prompt, session_id=session_id,
                               min_score=float(app.config.get("memory.recall_min_score")),
@@ -253,7 +206,7 @@ class DaemonService:
             "port": self.config.get("daemon.port"),
             "uptime_s": round(time.time() - self.started_at, 1),
             "backend": self.config.get("storage.backend"),
-            "projects": self.projects,
+            "projects": self.projects.roots,
             "in_flight": self._in_flight,
             "background_tasks": len(self._tasks),
             "outbox": backlog_report(self.config.home),
@@ -269,12 +222,7 @@ class DaemonService:
             _done, pending = await asyncio.wait(set(self._tasks), timeout=drain_timeout_s)
             for task in pending:
                 task.cancel()
-        for scope in list(self._readers.values()):
-            await self.run(scope.close)
-        self._readers.clear()
-        for app in list(self._apps.values()):
-            await self.run(app.close)
-        self._apps.clear()
+        await self.projects.close()
 
 
 def _runs_with_new_messages(report: Mapping[str, Any]) -> list[str]:
