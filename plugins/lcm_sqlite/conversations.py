@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from lcm_framework.plugin_api.storage import (
-    SUBAGENT_LINK_FIELDS,
     Conversation,
     DeleteResult,
     Message,
@@ -15,20 +14,17 @@ from lcm_framework.plugin_api.storage import (
     NewMessage,
     PartKind,
     Role,
-    SubagentLink,
     effective_limit,
-    merged_link,
 )
 
 from . import texts
 from .clock import from_us, now_us, to_us
 from .context import renumber
-from .scope import Repository, chunks, insert_rows, marks
+from .scope import chunks, insert_rows, marks
+from .subagent_links import SqliteSubagentLinks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
 _MESSAGE = "SELECT message_id, conversation_id, seq, role, content, token_count, created_at FROM message_texts"
-_LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
-_LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"
 
 
 def _conversation(row: Sequence[Any]) -> Conversation:
@@ -44,7 +40,9 @@ def part_id(message_id: int, ordinal: int) -> str:
     return f"part_{message_id}_{ordinal}"
 
 
-class SqliteConversations(Repository):
+class SqliteConversations(SqliteSubagentLinks):
+    """Conversations, their messages and message parts (sub-agent links: ``SqliteSubagentLinks``)."""
+
     domain = "conversations"
 
     # --- conversations ---------------------------------------------------
@@ -87,36 +85,6 @@ class SqliteConversations(Repository):
                            (session_id, title, created))
         assert cur.lastrowid is not None
         return Conversation(cur.lastrowid, session_id, title, from_us(created))
-
-    # --- sub-agent links ---------------------------------------------------
-
-    def link_subagent(self, link: SubagentLink) -> SubagentLink:
-        with self._op(write=True) as conn:
-            self._require_conversation(conn, link.child_conversation_id)
-            if link.parent_conversation_id is not None:
-                self._require_conversation(conn, link.parent_conversation_id)
-            if link.parent_message_id is not None and conn.execute(
-                    "SELECT 1 FROM messages WHERE message_id = ?", (link.parent_message_id,)).fetchone() is None:
-                raise self._not_found("message")
-            row = conn.execute(f"{_LINK} WHERE child_conversation_id = ?", (link.child_conversation_id,)).fetchone()
-            stored = merged_link(None if row is None else SubagentLink(*row), link)
-            conn.execute(f"INSERT OR REPLACE INTO subagent_links ({_LINK_COLUMNS}) VALUES "
-                         f"({marks(SUBAGENT_LINK_FIELDS)})", tuple(getattr(stored, f) for f in SUBAGENT_LINK_FIELDS))
-        return stored
-
-    def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None:
-        with self._op() as conn:
-            row = conn.execute(f"{_LINK} WHERE child_conversation_id = ?", (child_conversation_id,)).fetchone()
-        return None if row is None else SubagentLink(*row)
-
-    def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
-        with self._op() as conn:
-            if parent_session_id is None:
-                rows = conn.execute(f"{_LINK} ORDER BY child_conversation_id").fetchall()
-            else:
-                rows = conn.execute(f"{_LINK} WHERE parent_session_id = ? ORDER BY child_conversation_id",
-                                    (parent_session_id,)).fetchall()
-        return [SubagentLink(*r) for r in rows]
 
     # --- messages --------------------------------------------------------
 
@@ -181,11 +149,6 @@ class SqliteConversations(Repository):
             ids.update(conn.execute(f"SELECT seq, message_id FROM messages WHERE conversation_id = ? "
                                     f"AND seq IN ({marks(group)})", (conversation_id, *group)).fetchall())
         return ids
-
-    def _require_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> None:
-        if conn.execute("SELECT 1 FROM conversations WHERE conversation_id = ?", (conversation_id,)).fetchone() \
-                is None:
-            raise self._not_found("conversation")
 
     def list_messages(self, conversation_id: int, *, after_seq: int | None = None,
                       limit: int | None = None) -> list[Message]:
