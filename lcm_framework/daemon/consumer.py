@@ -24,8 +24,8 @@ Handle = Callable[[str, Mapping[str, Any]], Awaitable[Any]]
 
 class OutboxConsumer:
     """Drains the outbox of ``home`` through ``handle(event, payload)`` (blocking calls through ``run``),
-    every ``DRAIN_INTERVAL_S`` or when woken; a permanent error marks the event processed, any other
-    leaves it to be retried."""
+    every ``DRAIN_INTERVAL_S`` or when woken; a permanent error marks the event processed (its code kept
+    in the event, logged), any other leaves it to be retried."""
 
     def __init__(self, home: Path, run: Run, handle: Handle, describe: Callable[[BaseException], str],
                  code: Callable[[BaseException], str]) -> None:
@@ -73,6 +73,7 @@ class OutboxConsumer:
                         await self._handle(item.event, item.payload)
                     except PERMANENT_ERRORS as exc:
                         await run(box.mark_processed, item.uuid, error_code=code(exc))
+                        log.warning("outbox event %s (%s) given up: %s", item.seq, item.event, self._describe(exc))
                     except Exception as exc:
                         await run(box.mark_failed, item.uuid, code(exc))
                         log.warning("outbox event %s failed (%s); will retry", item.seq, code(exc))

@@ -120,7 +120,6 @@ async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: s
     never stored in the outbox)."""
     import asyncio
 
-    from ..errors import TranscriptError
     from .service import hook_project
 
     session = payload.get("session_id")
@@ -128,8 +127,6 @@ async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: s
                                                             session if isinstance(session, str) else None))
     try:
         queued = await service.enqueue("UserPromptSubmit", payload)
-    except TranscriptError:  # a new session's transcript is written after its first prompt: nothing to ingest
-        queued = {"event": "UserPromptSubmit", "queued": None}
     except BaseException:
         recalling.cancel()
         raise

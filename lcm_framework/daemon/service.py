@@ -43,6 +43,9 @@ HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
     "PostCompact": ("ingest", None),
     "SessionEnd": ("ingest", "full"),
 }
+# Events an agent sends before it writes a new session's transcript: a missing one is nothing to ingest yet
+# (a later event of the session ingests it), not an error.
+BEFORE_TRANSCRIPT = frozenset({"SessionStart", "UserPromptSubmit"})
 
 
 class DaemonService:
@@ -115,11 +118,14 @@ class DaemonService:
         """Check a hook event, store it durably in the outbox and let the consumer process it.
 
         The hook gets its answer once the event is durable, without waiting
-        for the ingest (hooks stay fast whatever the transcript's size).
+        for the ingest (hooks stay fast whatever the transcript's size). An event of ``BEFORE_TRANSCRIPT``
+        whose transcript is not written yet is not stored (``"queued": None``).
         """
         project = hook_project(payload)
         path = hook_transcript(payload)
         if path is not None and not await self.run(path.exists):
+            if event in BEFORE_TRANSCRIPT:
+                return {"event": event, "project": str(project), "queued": None}
             raise TranscriptError("the transcript named by the hook does not exist")
         stored = await self.run(_capture, self.config.home, event, {**payload, "project": str(project)})
         self.wake_consumer()
@@ -138,7 +144,7 @@ class DaemonService:
                 extra = [agent] if agent is not None and await self.run(agent.exists) else []
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
                                                 compact_mode=compact_mode, wait=wait, extra=extra))
-            elif action != "restore":
+            elif event not in BEFORE_TRANSCRIPT:
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
             result["restore"] = await self.restored(project, session_id, source=_text(payload.get("source")),

@@ -126,6 +126,44 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
     asyncio.run(scenario())
 
 
+def test_a_hook_event_stored_before_its_transcript_exists_is_not_an_error(service: DaemonService, tmp_path: Path,
+                                                                          lcm_env: Path) -> None:
+    """The first prompt of a new session while the daemon starts: ``lcm hook`` keeps UserPromptSubmit in the
+    outbox before the agent has written the transcript; the transcript appears later and the Stop ingests it.
+    A transcript that stays missing is still recorded as the event's error."""
+    from lcm_framework.outbox import Outbox, outbox_path
+
+    project = tmp_path / "race"
+    (project / ".git").mkdir(parents=True)
+    transcript = project / f"{SESSION}.jsonl"
+    payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(project)}
+
+    def capture(event: str, body: dict[str, str]) -> None:  # what ``lcm hook`` does when no daemon answers
+        with Outbox(outbox_path(lcm_env)) as box:
+            box.capture(event, body)
+
+    async def scenario() -> None:
+        async with await _client(service) as client:
+            capture("UserPromptSubmit", payload)
+            assert await service.drain_outbox() == 1
+            shutil.copyfile(CLAUDE_SAMPLE, transcript)
+            capture("Stop", payload)
+            assert await service.drain_outbox() == 1
+            ctx = await client.post("/context", json={"project": str(project), "session_id": SESSION})
+            assert len(ctx.json()["messages"]) > 0, ctx.text
+            capture("Stop", {**payload, "transcript_path": str(project / "never-written.jsonl")})
+            assert await service.drain_outbox() == 0
+            early = await client.post("/hook", json={"event": "UserPromptSubmit", "payload": {
+                **payload, "transcript_path": str(project / "not-yet.jsonl")}})
+            assert early.status_code == 202 and early.json()["queued"] is None, early.text
+        await service.close()
+
+    asyncio.run(scenario())
+    with Outbox(outbox_path(lcm_env)) as box:
+        rows = [(e.event, e.processed_at is not None, e.last_error) for e in box.events()]
+    assert rows == [("UserPromptSubmit", True, None), ("Stop", True, None), ("Stop", True, "TranscriptError")]
+
+
 def test_context_route_gives_the_cli_context_with_large_file_references(lcm_env: Path, tmp_path: Path) -> None:
     import json
 
