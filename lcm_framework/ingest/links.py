@@ -51,7 +51,7 @@ def record_run(repos: Repositories, conversation_id: int, run: Run, messages: Se
         prompt_sha256(first.content) if first is not None else None, tool_call_id=run.link.tool_call_id))
     if spawn_of is None:
         return
-    taken = _taken(repos, link.parent_session_id)
+    taken = _taken(repos.conversations.list_subagent_links(parent_session_id=link.parent_session_id))
     for parent in repos.conversations.find_conversations(link.parent_session_id):
         stored = repos.conversations.list_messages(parent.conversation_id)
         parts = repos.conversations.list_parts([m.message_id for m in stored])
@@ -73,7 +73,7 @@ def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: in
     if not spawns:
         return
     links = repos.conversations.list_subagent_links(parent_session_id=parent_session_id)
-    taken = {link.tool_call_id for link in links if link.parent_message_id is not None and link.tool_call_id}
+    taken = _taken(links)
     for link in links:
         if link.parent_message_id is not None:
             continue
@@ -84,7 +84,6 @@ def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: in
                 break
 
 
-def _taken(repos: Repositories, parent_session_id: str) -> set[str]:
+def _taken(links: Iterable[SubagentLink]) -> set[str]:
     """Tool calls already linked to a run (two runs given the same prompt go to two calls)."""
-    return {link.tool_call_id for link in repos.conversations.list_subagent_links(parent_session_id=parent_session_id)
-            if link.parent_message_id is not None and link.tool_call_id}
+    return {link.tool_call_id for link in links if link.parent_message_id is not None and link.tool_call_id}

@@ -8,7 +8,6 @@ removed) overlap enough: Jaccard >= ``JACCARD`` or, for texts of at least
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 JACCARD = 0.6
@@ -28,11 +27,6 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 def normalize(text: str) -> str:
     """Lower-cased words separated by one space (punctuation around words dropped)."""
     return " ".join(w.strip("./-") for w in _WORD.findall(text.lower()) if w.strip("./-"))
-
-
-def digest(text: str) -> str:
-    """The content digest of a memory text (sha256 of its normalized form)."""
-    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
 
 
 def _stem(word: str) -> str:

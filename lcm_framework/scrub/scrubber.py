@@ -169,13 +169,13 @@ class Scrubber:
         candidates = self._scanner.candidates(data, record=True)
         if not candidates:
             return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
-        every = _strings(value)
-        strings = list(dict.fromkeys(every))
+        occurrences = Counter(_strings(value))
+        strings = list(occurrences)
         joined = "\n".join(strings).encode("utf-8", "surrogatepass")
         if not self._scanner.may_match(candidates, joined, data):
             return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
         counts: Counter[str] = Counter()
-        mapping = self._redactions(every, strings, joined, candidates, counts)
+        mapping = self._redactions(occurrences, strings, joined, candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
             data = canonical_bytes(value)
@@ -186,10 +186,12 @@ class Scrubber:
         return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), dict(counts))
 
     def _redactions(
-        self, every: list[str], strings: list[str], joined: bytes, candidates: list[int], counts: Counter[str]
+        self, occurrences: Counter[str], strings: list[str], joined: bytes, candidates: list[int],
+        counts: Counter[str]
     ) -> dict[str, str]:
-        """Map each key or string that holds a secret to its scrubbed form (``strings``: the distinct ones of
-        ``every``; ``joined``: them joined by newlines)."""
+        """Map each key or string that holds a secret to its scrubbed form (``strings``: the distinct keys and
+        strings of the record in order, ``occurrences`` how often each occurs; ``joined``: them joined by
+        newlines)."""
         starts: list[int] | None = None
         touched: dict[int, list[int]] = {}
         for index in candidates:
@@ -218,7 +220,7 @@ class Scrubber:
             if found:
                 mapping[text] = out.decode("utf-8")
                 for category, n in found.items():
-                    counts[category] += n * every.count(text)
+                    counts[category] += n * occurrences[text]
         return mapping
 
 
