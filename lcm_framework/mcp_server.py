@@ -10,7 +10,7 @@ waiting for a tool call still running (the tools only read). It starts no
 child process.
 
 Tool arguments are checked against each capability's argument description
-(``lcm_framework.capabilities.bind``: required keys, types, choices, bounds,
+(``lcm_framework.capabilities.call``: required keys, types, choices, bounds,
 defaults) before the handler runs, as the daemon and CLI check them; a
 violation is a tool error (``isError``). An ``LcmError`` of the handler is a JSON ``{"error",
 "code"}`` result, as the CLI and daemon report it; results are JSON text
@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any
 
 from . import __version__
-from .capabilities import ArgumentError, bind
+from .capabilities import ArgumentError, call
 from .errors import LcmError
 
 if TYPE_CHECKING:
@@ -128,23 +128,22 @@ class Server:
         if capability is None:
             self._send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"unknown tool {name!r}"}})
             return
-        try:
-            args = bind(capability.arguments, params.get("arguments") or {})
-        except ArgumentError as problem:
-            self._result(rid, {"content": [{"type": "text", "text": f"invalid arguments: {problem}"}],
-                               "isError": True})
-            return
-        self._result(rid, {"content": [{"type": "text", "text": self._call(capability, args)}], "isError": False})
+        self._result(rid, self._call(self._app, capability, params.get("arguments") or {}))
 
-    def _call(self, capability: Any, args: Mapping[str, Any]) -> str:
+    @staticmethod
+    def _call(app: App, capability: Any, raw: Any) -> dict[str, Any]:
+        """The ``tools/call`` result of ``capability`` run with ``raw`` arguments (checked by ``call``)."""
         try:
-            result = capability.handler(self._app, args)
+            result = call(app, capability, raw)
+        except ArgumentError as problem:
+            return {"content": [{"type": "text", "text": f"invalid arguments: {problem}"}], "isError": True}
         except LcmError as exc:
-            return json.dumps({"error": str(exc), "code": str(getattr(exc, "code", None) or type(exc).__name__)})
-        text = json.dumps(result, ensure_ascii=False, default=str)
-        if len(text) > MAX_RESULT_CHARS:
-            text = json.dumps({"error": f"result too large ({len(text)} characters): lower limit or token_cap"})
-        return text
+            text = json.dumps({"error": str(exc), "code": str(getattr(exc, "code", None) or type(exc).__name__)})
+        else:
+            text = json.dumps(result, ensure_ascii=False, default=str)
+            if len(text) > MAX_RESULT_CHARS:
+                text = json.dumps({"error": f"result too large ({len(text)} characters): lower limit or token_cap"})
+        return {"content": [{"type": "text", "text": text}], "isError": False}
 
     def _result(self, rid: Any, result: Any) -> None:
         self._send({"jsonrpc": "2.0", "id": rid, "result": result})
