@@ -82,15 +82,13 @@ def to_hit(hit: SearchHit, origins: Mapping[int, SubagentOrigin]) -> Hit:
 
 def subagent_origins(storage: ProjectStorage, hits: Sequence[SearchHit]) -> dict[int, SubagentOrigin]:
     """The origin of each sub-agent run's conversation among the hits' conversations."""
-    wanted = {h.conversation_id for h in hits if h.conversation_id is not None}
-    if not wanted:
-        return {}
     origins = {}
-    for link in storage.conversations.list_subagent_links():
-        if link.child_conversation_id in wanted:
-            child = storage.conversations.get_conversation(link.child_conversation_id)
-            origins[link.child_conversation_id] = SubagentOrigin(
-                child.session_id if child else "", link.parent_session_id, link.tool_call_id, link.agent_id)
+    for cid in sorted({h.conversation_id for h in hits if h.conversation_id is not None}):
+        link = storage.conversations.get_subagent_link(cid)  # one lookup per hit conversation, not every link
+        if link is not None:
+            child = storage.conversations.get_conversation(cid)
+            origins[cid] = SubagentOrigin(child.session_id if child else "", link.parent_session_id,
+                                          link.tool_call_id, link.agent_id)
     return origins
 
 
