@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _INTEGRITY_TABLES = ("conversations", "messages", "message_parts", "native_transcripts", "summaries",
                      "summary_messages", "summary_parents", "context_items", "large_files", "memories",
                      "recall_stats", "recall_surfacings", "redaction_counts", "session_ingests",
-                     "ingest_checkpoints", "leases")
+                     "ingest_checkpoints", "leases", "subagent_links")
 CAPABILITIES = Capabilities(
     backend=BACKEND,
     transactions=True,
