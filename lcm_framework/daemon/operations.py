@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError, StorageUnavailableError
 from ..jsonable import to_jsonable
-from .restore import restore
+from .restore import restore, session_conversation
 
 if TYPE_CHECKING:
     from ..app import App
@@ -61,11 +61,6 @@ def _checked(app: App, report: FileReport) -> FileReport:
                 app.config.get("storage.backend")), domain="ingest", code=report.error.code,
         )
     return report
-
-
-def session_conversation(storage: ProjectStorage, session_id: str) -> int | None:
-    found = storage.conversations.find_conversations(session_id)
-    return found[-1].conversation_id if found else None
 
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:

@@ -47,7 +47,7 @@ def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int,
             source: str | None = None, memories: Sequence[Hint] = ()) -> dict[str, Any]:
     """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``,
     followed by ``memories`` (the project's highest-confidence memories, chosen by the caller)."""
-    own = _conversation(storage, session_id) if session_id else None
+    own = session_conversation(storage, session_id) if session_id else None
     items: Sequence[ContextItem | Piece] = []
     origin = None
     if own is not None and source == "compact":  # what the agent's summary replaced, as the assembler shows it
@@ -125,7 +125,8 @@ def render(chosen: list[Summary | Message | tuple[Message, None]], other_session
     return "\n".join([LCM_CONTEXT_HEADER, RECALL_POINTER, "", *intro, *blocks])
 
 
-def _conversation(storage: ProjectStorage, session_id: str) -> int | None:
+def session_conversation(storage: ProjectStorage, session_id: str) -> int | None:
+    """The newest conversation of ``session_id`` (a session resumed after a clear has several), or None."""
     found = storage.conversations.find_conversations(session_id)
     return found[-1].conversation_id if found else None
 
