@@ -30,7 +30,8 @@ _REWRITES = (  # table, batch key, primary key, codec column, compressed columns
 )
 
 
-def _file_bytes(path: Path) -> int:
+def file_bytes(path: Path) -> int:
+    """Bytes of a database file and its WAL."""
     total = 0
     for suffix in ("", "-wal"):
         try:
@@ -55,14 +56,14 @@ def usage(db: Database, path: Path, payloads: bool) -> StorageUsage:
                     plain += db.codec.plain_size(conn, row[0], value)
         messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         transcript = conn.execute("SELECT coalesce(sum(byte_offset), 0) FROM checkpoints").fetchone()[0]
-        return StorageUsage(objects=objects, total_bytes=_file_bytes(path), free_bytes=free, messages=messages,
+        return StorageUsage(objects=objects, total_bytes=file_bytes(path), free_bytes=free, messages=messages,
                             payload_bytes=plain, stored_payload_bytes=stored, transcript_bytes=transcript)
 
     return db.run(read, "storage")
 
 
 def compact(db: Database, path: Path, progress: Callable[[int], None] | None) -> MaintenanceReport:
-    before = _file_bytes(path)
+    before = file_bytes(path)
     _train_from_stored(db)
     done = 0
     for table, key, pk, codec_column, columns in _REWRITES:
@@ -74,7 +75,7 @@ def compact(db: Database, path: Path, progress: Callable[[int], None] | None) ->
             if progress is not None and rows:
                 progress(done)
     detail = db.run(_reclaim, "storage")
-    return MaintenanceReport(recompressed=done, bytes_before=before, bytes_after=_file_bytes(path), detail=detail)
+    return MaintenanceReport(recompressed=done, bytes_before=before, bytes_after=file_bytes(path), detail=detail)
 
 
 def _train_from_stored(db: Database) -> None:
@@ -113,7 +114,7 @@ def _rewrite_batch(db: Database, conn: sqlite3.Connection, table: str, key: str,
         return 0, None
     width = len(pk.split(","))
     rows = conn.execute(f"SELECT {pk}, {codec_column}, {', '.join(columns)} FROM {table} "
-                        f"WHERE {key} IN ({','.join('?' * len(keys))}) AND {stale}", (*keys, newest)).fetchall()
+                        f"WHERE {key} IN ({marks(keys)}) AND {stale}", (*keys, newest)).fetchall()
     rewritten = 0
     for row in rows:
         ident, codec, values = row[:width], row[width], row[width + 1:]

@@ -102,13 +102,7 @@ class SqliteProjectStorage(SqliteRepositories):
                             redactions=redactions, storage_bytes=self._size(), subagent_conversations=one[4])
 
     def _size(self) -> int:
-        total = 0
-        for suffix in ("", "-wal"):
-            try:
-                total += self._path.with_name(self._path.name + suffix).stat().st_size
-            except OSError:
-                pass
-        return total
+        return maintenance.file_bytes(self._path)
 
     def storage_usage(self, *, payloads: bool = True) -> StorageUsage:
         return maintenance.usage(self._scope.db, self._path, payloads)
