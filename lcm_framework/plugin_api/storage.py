@@ -6,11 +6,14 @@ The contracts (``StorageBackendFactory`` -> ``ProjectStorage`` -> repositories) 
 ``Validator`` (``CheckedRepository`` gives repositories ``_not_found``/``_conflict``/``_invalid``).
 ``storage_driver(app.storage)`` is the adapter's own factory behind the core's wrapper.
 ``MAX_SAFE_INT`` (2**53-1) bounds every stored count; ``RANK_CANDIDATES`` bounds unfiltered ranking;
+``COMMON_MIN``/``COMMON_SHARE`` make a query word a stop word of the corpus;
 ``STOP_WORDS`` and ``query_phrases``/``query_chunks`` split query text the same way on every backend.
 """
 
 from ..storage.checked import storage_driver
 from ..storage.contracts import (
+    COMMON_MIN,
+    COMMON_SHARE,
     RANK_CANDIDATES,
     Capabilities,
     ContextRepository,
@@ -84,6 +87,8 @@ from ..storage.validation import (
 )
 
 __all__ = [
+    "COMMON_MIN",
+    "COMMON_SHARE",
     "MAX_SAFE_INT",
     "RANK_CANDIDATES",
     "STOP_WORDS",

@@ -236,6 +236,12 @@ ranks at most the newest this many matching rows, because ranking must score eve
 hits are known. Filtered queries rank all their matches. SQLite's FTS tiers apply it; PostgreSQL does not
 (measured: there finding the matches, not ranking them, dominates, and the bounded plan was slower)."""
 
+COMMON_SHARE = 20
+COMMON_MIN = 1_000
+"""RANKED: a phrase matching more than COMMON_MIN rows and more than one in COMMON_SHARE of the rows searched
+is a stop word of this corpus: it scores its point on the rows it matches but selects no candidates and adds
+no relevance weight (bm25, cover density). Every backend applies the same rule."""
+
 
 class LexicalSearchRepository(Protocol):
     def search(self, query: SearchQuery) -> list[SearchHit]:

@@ -21,6 +21,8 @@ from typing import Any
 
 from lcm_framework.plugin_api import UnsupportedCapabilityError
 from lcm_framework.plugin_api.storage import (
+    COMMON_MIN,
+    COMMON_SHARE,
     RANK_CANDIDATES,
     FullTextTier,
     SearchHit,
@@ -39,10 +41,6 @@ from .scope import Repository, chunks, marks
 SNIPPET_CHARS = 200
 RESCORED = 200
 """RANKED on an FTS tier rescores this many best bm25 candidates (or the limit, when larger)."""
-COMMON_SHARE = 20
-COMMON_MIN = 1_000
-"""RANKED: a phrase matching more than COMMON_MIN rows and more than one in COMMON_SHARE of the rows searched
-is a stop word of this corpus (``_common``): it scores its point but selects no candidates and adds no bm25."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lcm_framework.plugin_api.storage import (
+    COMMON_MIN,
+    COMMON_SHARE,
     Phrase,
     SearchHit,
     SearchMode,
@@ -36,10 +38,6 @@ from .base import Repository, utc, utc_required
 
 LEXEME_LIMIT_BYTES = 2046
 SNIPPET_CHARS = 160
-COMMON_SHARE = 20
-COMMON_MIN = 1_000
-"""RANKED: a one-word phrase in more than COMMON_MIN rows and more than one in COMMON_SHARE of them is a stop
-word of this corpus: it scores its point but selects no candidates and adds no cover density (as SQLite)."""
 
 
 @dataclass(frozen=True, slots=True)
