@@ -69,7 +69,8 @@ class App:
         return provider
 
     def summarizer(self, name: str | None = None) -> Summarizer:
-        chosen = name or self.summarizer_name
+        """The summarizer ``name`` (default: ``summarizer.provider``, whose ``auto`` factory picks one)."""
+        chosen = name or str(self.config.get("summarizer.provider"))
         factories = self.plugins.summarizers()
         if chosen not in factories:
             raise ConfigError(

@@ -75,9 +75,8 @@ class CompactionEngine:
         except LcmError:
             raise
         except Exception as exc:  # a broken third-party factory gets a typed, clear error
-            raise PluginError(
-                f"summarizer {self.app.summarizer_name!r} failed to start: {type(exc).__name__}: {exc}"
-            ) from exc
+            provider = self.app.config.get("summarizer.provider")
+            raise PluginError(f"summarizer {provider!r} failed to start: {type(exc).__name__}: {exc}") from exc
 
     def fall_back(self, exc: SummarizerUnavailableError) -> bool:
         """Use the offline summarizer from now on (True), unless it is the one failing or is not installed."""
