@@ -24,14 +24,17 @@ from ..extensions import Allowlist, Rule, RulePack
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large gitleaks rules
 _OPTIONS.log_errors = False  # RE2 would print the offending pattern (maybe a secret) on stderr
+_SPAN_OPTIONS = re2.Options()
+_SPAN_OPTIONS.max_mem, _SPAN_OPTIONS.log_errors, _SPAN_OPTIONS.never_capture = _OPTIONS.max_mem, False, True
 _RULE_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")
 _MULTILINE_UNSAFE = ("\\A", "\\z", "(?-m")
 
 
-def compile_regex(pattern: str, what: str) -> Any:
-    """Compile one RE2 regex; the error names ``what`` but never echoes the pattern (it may hold a secret)."""
+def compile_regex(pattern: str, what: str, *, capture: bool = True) -> Any:
+    """Compile one RE2 regex; the error names ``what`` but never echoes the pattern (it may hold a secret).
+    ``capture=False``: groups do not capture (a search then reports the whole match only, at less cost)."""
     try:
-        return re2.compile(pattern, _OPTIONS)
+        return re2.compile(pattern, _OPTIONS if capture else _SPAN_OPTIONS)
     except re2.error:
         raise ScrubberError(f"{what} is not a valid RE2 regular expression") from None
 

@@ -85,33 +85,39 @@ class Scanner:
         ``record``: ``data`` is a record's canonical JSON, where occurrences inside structural keys with
         non-string values do not count.
         """
+        matched = self._set.Match(data) if self._set is not None else None
+        if not matched and not self._always:
+            return []
         found = set(self._always)
-        if self._set is not None:
-            lowered = None
-            for k in self._set.Match(data) or ():
-                keys = self._holding_keys[k] if record else None
-                if keys:
-                    lowered = data.lower() if lowered is None else lowered
-                    if not _outside_keys(data, lowered, self._keywords[k], keys):
-                        continue
+        held: list[int] = []
+        for k in matched or ():
+            if record and self._holding_keys[k]:
+                held.append(k)
+            else:
                 found.update(self._keyword_rules[k])
+        if held:
+            lowered, folds = data.lower(), _folds_to_ascii(data)
+            for k in held:
+                rules = self._keyword_rules[k]
+                if not found.issuperset(rules) and (
+                    folds or _outside_keys(data, lowered, self._keywords[k], self._holding_keys[k])
+                ):
+                    found.update(rules)
         if self._path_scoped:
             found = {i for i in found if i not in self._path_scoped or self._path_ok(i, path)}
         return sorted(found)
 
-    def may_match(self, indices: Sequence[int], *texts: bytes) -> bool:
-        """False only when no rule of ``indices`` matches any of ``texts`` (their ``(?m)`` regexes, unvalidated).
-
-        One search per text for all the rules: their alternation, compiled once per set of rules (RE2 search
-        falls back from its DFA to the NFA when it must, so the answer is exact).
-        """
+    def gate(self, indices: Sequence[int]) -> Any:
+        """One regex for all the rules of ``indices``: their ``(?m)`` alternation, compiled once per set of rules;
+        None when some rule has no such form. It matches a text when one of the rules matches it (unvalidated;
+        RE2 search falls back from its DFA to the NFA when it must, so the answer is exact)."""
         key = tuple(indices)
         alternation = self._alternations.get(key, _UNSET)
         if alternation is _UNSET:
             if len(self._alternations) >= MAX_ALTERNATIONS:
                 self._alternations.clear()
             alternation = self._alternations[key] = self._alternation(key)
-        return alternation is None or any(alternation.search(text) is not None for text in texts)
+        return alternation
 
     def multiline(self, index: int) -> Any:
         """Rule ``index``'s regex with ``(?m)``, compiled on first use; None when it has no such form."""
@@ -130,7 +136,7 @@ class Scanner:
     def _union(self, indices: tuple[int, ...]) -> Any:
         sources = [_source(self.rules[i].regex) for i in indices]
         try:
-            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "the (?m) form of a rule")
+            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "the (?m) form of a rule", capture=False)
         except ScrubberError:
             return None
 
@@ -231,17 +237,20 @@ def _plain_key(key: str) -> bool:
     return bool(key) and key.isascii() and key.isprintable() and '"' not in key and "\\" not in key
 
 
+def _folds_to_ascii(data: bytes) -> bool:
+    """Whether ``data`` holds a character that RE2's case folding matches with an ASCII letter."""
+    return not data.isascii() and (_LONG_S in data or _KELVIN in data)
+
+
 def _outside_keys(data: bytes, lowered: bytes, keyword: bytes, keys: frozenset[bytes]) -> bool:
-    """Whether ``keyword`` occurs in canonical JSON ``data`` anywhere but inside one of ``keys`` used as an
-    object key whose value is not a string. Conservative: a character that RE2 folds to an ASCII letter
-    anywhere in ``data`` counts as an occurrence elsewhere.
+    """Whether ``keyword`` occurs in canonical JSON ``data`` (with no character that folds to an ASCII letter,
+    see ``_folds_to_ascii``) anywhere but inside one of ``keys`` used as an object key whose value is not a
+    string.
 
     An occurrence is inside such a key when the quotes around it open right after ``{`` or ``,`` (so the
     first is not escaped: it opens a string), enclose exactly a key of ``keys`` (no backslash, so the
     second closes it), and are followed by ``:`` and anything but ``"``.
     """
-    if _LONG_S in data or _KELVIN in data:
-        return True
     pos = lowered.find(keyword)
     while pos != -1:
         opening = data.rfind(b'"', 0, pos)

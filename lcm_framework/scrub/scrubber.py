@@ -107,6 +107,20 @@ def _strings(value: Any) -> list[str]:
     return found
 
 
+def _joined(strings: list[str]) -> bytes:
+    return "\n".join(strings).encode("utf-8", "surrogatepass")
+
+
+def _lines(value: Any, data: bytes) -> bytes:
+    """A text where every key and string of ``value`` (canonical JSON ``data``) is a line: ``data`` with its
+    quotes turned into newlines when it has no escape, else the strings joined by newlines."""
+    return data.replace(b'"', b"\n") if b"\\" not in data else _joined(_strings(value))
+
+
+def _scrubbed(value: dict[str, Any] | list[Any], data: bytes, redactions: dict[str, int]) -> ScrubbedRecord:
+    return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), redactions)
+
+
 def _rebuild(value: Any, mapping: dict[str, str]) -> Any:
     if isinstance(value, str):
         return mapping.get(value, value)
@@ -168,22 +182,25 @@ class Scrubber:
         data = canonical_bytes(value)
         candidates = self._scanner.candidates(data, record=True)
         if not candidates:
-            return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
+            return _scrubbed(value, data, {})
+        gate = self._scanner.gate(candidates)
+        in_data = gate is None or gate.search(data) is not None
+        if not in_data and gate.search(_lines(value, data)) is None:
+            return _scrubbed(value, data, {})
         occurrences = Counter(_strings(value))
         strings = list(occurrences)
-        joined = "\n".join(strings).encode("utf-8", "surrogatepass")
-        if not self._scanner.may_match(candidates, joined, data):
-            return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), {})
         counts: Counter[str] = Counter()
-        mapping = self._redactions(occurrences, strings, joined, candidates, counts)
+        mapping = self._redactions(occurrences, strings, _joined(strings), candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
             data = canonical_bytes(value)
             candidates = self._scanner.candidates(data, record=True)
+        elif not in_data:
+            return _scrubbed(value, data, {})
         hit = self._scanner.first_hit(data, candidates)
         if hit is not None:
             raise ScrubRejected(Reason.RESIDUAL_SECRET, f"rule {hit.rule.id}")
-        return ScrubbedRecord(value, data.decode("utf-8"), hashlib.sha256(data).hexdigest(), dict(counts))
+        return _scrubbed(value, data, dict(counts))
 
     def _redactions(
         self, occurrences: Counter[str], strings: list[str], joined: bytes, candidates: list[int],
