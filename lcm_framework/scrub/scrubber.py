@@ -22,6 +22,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from .. import compact_json
@@ -85,6 +86,7 @@ def _encode(text: str) -> bytes:
 
 
 _CONTAINERS = (dict, list)
+_PLUS_ONE = (1).__add__
 
 
 def _strings(value: Any) -> list[str]:
@@ -109,12 +111,6 @@ def _strings(value: Any) -> list[str]:
 
 def _joined(strings: list[str]) -> bytes:
     return "\n".join(strings).encode("utf-8", "surrogatepass")
-
-
-def _lines(value: Any, data: bytes) -> bytes:
-    """A text where every key and string of ``value`` (canonical JSON ``data``) is a line: ``data`` with its
-    quotes turned into newlines when it has no escape, else the strings joined by newlines."""
-    return data.replace(b'"', b"\n") if b"\\" not in data else _joined(_strings(value))
 
 
 def _scrubbed(value: dict[str, Any] | list[Any], data: bytes, redactions: dict[str, int]) -> ScrubbedRecord:
@@ -184,13 +180,22 @@ class Scrubber:
         if not candidates:
             return _scrubbed(value, data, {})
         gate = self._scanner.gate(candidates)
-        in_data = gate is None or gate.search(data) is not None
-        if not in_data and gate.search(_lines(value, data)) is None:
-            return _scrubbed(value, data, {})
-        occurrences = Counter(_strings(value))
+        listed: list[str] | None = None
+        if gate is not None and gate.search(data) is None:
+            if b"\\" in data:
+                listed = _strings(value)
+                lines = _joined(listed)
+            else:  # no escape: with its quotes turned into newlines, every key and string is a line
+                lines = data.replace(b'"', b"\n")
+            if gate.search(lines) is None:
+                return _scrubbed(value, data, {})
+            in_data = False
+        else:
+            in_data = True
+        occurrences = Counter(_strings(value) if listed is None else listed)
         strings = list(occurrences)
         counts: Counter[str] = Counter()
-        mapping = self._redactions(occurrences, strings, _joined(strings), candidates, counts)
+        mapping = self._redactions(occurrences, strings, candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
             data = canonical_bytes(value)
@@ -203,12 +208,12 @@ class Scrubber:
         return _scrubbed(value, data, dict(counts))
 
     def _redactions(
-        self, occurrences: Counter[str], strings: list[str], joined: bytes, candidates: list[int],
-        counts: Counter[str]
+        self, occurrences: Counter[str], strings: list[str], candidates: list[int], counts: Counter[str]
     ) -> dict[str, str]:
         """Map each key or string that holds a secret to its scrubbed form (``strings``: the distinct keys and
-        strings of the record in order, ``occurrences`` how often each occurs; ``joined``: them joined by
-        newlines)."""
+        strings of the record in order, ``occurrences`` how often each occurs)."""
+        encoded = [text.encode("utf-8", "surrogatepass") for text in strings]
+        joined = b"\n".join(encoded)
         starts: list[int] | None = None
         touched: dict[int, list[int]] = {}
         for index in candidates:
@@ -217,7 +222,7 @@ class Scrubber:
             if not spans:
                 continue
             if starts is None:
-                starts = _offsets(strings)
+                starts = list(accumulate(map(_PLUS_ONE, map(len, encoded)), initial=0))
             for s, e in spans:
                 first = bisect.bisect_right(starts, s) - 1
                 last = bisect.bisect_right(starts, max(s, e - 1)) - 1
@@ -233,7 +238,7 @@ class Scrubber:
             if not usable:
                 continue
             found: Counter[str] = Counter()
-            out = self._scanner.redact(_encode(text), usable, found)
+            out = self._scanner.redact(encoded[j], usable, found)
             if found:
                 mapping[text] = out.decode("utf-8")
                 for category, n in found.items():
@@ -243,15 +248,6 @@ class Scrubber:
 
 def _keyword_in(rule: CompiledRule, lowered: str) -> bool:
     return not rule.keywords or any(k in lowered for k in rule.keywords)
-
-
-def _offsets(strings: list[str]) -> list[int]:
-    starts = []
-    pos = 0
-    for s in strings:
-        starts.append(pos)
-        pos += (len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))) + 1
-    return starts
 
 
 def _finding(data: bytes, hit: Hit) -> Finding:
