@@ -8,8 +8,10 @@ rule (a residual match is refused), then SHA-256 of the canonical JSON.
 To stay fast, a record is first checked as a whole: one keyword scan of its
 canonical JSON picks the candidate rules (none for most records; a keyword
 inside the format's structural keys with non-string values does not count).
-One regex, the alternation of the candidates, then runs over the record's
-strings joined by newlines and over its canonical JSON: when it matches
+One regex, the alternation of the candidates, then searches the canonical
+JSON and, when it finds nothing there, a text where every key and string of
+the record is a line (the canonical JSON with quotes turned into newlines
+when it has no escape, else the strings joined by newlines). When it matches
 neither (most records again), there is nothing to redact and nothing
 residual. Otherwise each candidate runs once over the joined strings; only
 the strings its matches touch are scrubbed one by one.
@@ -86,7 +88,6 @@ def _encode(text: str) -> bytes:
 
 
 _CONTAINERS = (dict, list)
-_PLUS_ONE = (1).__add__
 
 
 def _strings(value: Any) -> list[str]:
@@ -212,7 +213,7 @@ class Scrubber:
     ) -> dict[str, str]:
         """Map each key or string that holds a secret to its scrubbed form (``strings``: the distinct keys and
         strings of the record in order, ``occurrences`` how often each occurs)."""
-        encoded = [text.encode("utf-8", "surrogatepass") for text in strings]
+        encoded = [text.encode("utf-8", "surrogatepass") for text in strings]  # canonical_bytes refused surrogates
         joined = b"\n".join(encoded)
         starts: list[int] | None = None
         touched: dict[int, list[int]] = {}
@@ -222,7 +223,7 @@ class Scrubber:
             if not spans:
                 continue
             if starts is None:
-                starts = list(accumulate(map(_PLUS_ONE, map(len, encoded)), initial=0))
+                starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))  # + the newline
             for s, e in spans:
                 first = bisect.bisect_right(starts, s) - 1
                 last = bisect.bisect_right(starts, max(s, e - 1)) - 1
