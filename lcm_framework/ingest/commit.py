@@ -58,6 +58,7 @@ class BatchCommitter:
                 state_json=replace(state, conversation_id=conversation_id).to_json(),
             )
 
+        self._prepare(accepted)
         while True:
             target = BatchTarget(self.key, self.src.locator, self.session_id, self.fmt, self.scrubber_version,
                                  expected, checkpoint, self.conversation_id, self.main, self.runs.run,
@@ -80,6 +81,13 @@ class BatchCommitter:
         if self.stored_keys is not None:
             self.stored_keys.update(a.ingest_key for a in accepted)
         return outcome
+
+
+    def _prepare(self, accepted: list[Accepted]) -> None:
+        """Let the backend encode the records that are not stored yet before the transaction takes its lock."""
+        new = [a for a in accepted if self.stored_keys is None or a.ingest_key not in self.stored_keys]
+        self.storage.prepare_writes([a.message for a in new if a.message is not None],
+                                    [(a.payload_json, a.message) for a in new])
 
 
 def _transaction(storage: ProjectStorage, fn: Any) -> BatchOutcome:
