@@ -20,7 +20,7 @@ from lcm_framework.plugin_api.storage import (
 from . import texts
 from .clock import from_us, now_us, to_us
 from .context import renumber
-from .scope import chunks, insert_rows, marks
+from .statements import chunks, insert_rows, marks
 from .subagent_links import SqliteSubagentLinks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"

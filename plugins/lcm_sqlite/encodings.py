@@ -21,6 +21,7 @@ from typing import Any
 from lcm_framework.plugin_api.storage import NewMessage
 
 from .codec import MIN_BYTES, Codec
+from .statements import chunks, marks
 
 PartTail = tuple[Any, ...]
 """A part's ``(text_start, text_length, raw_text_at, raw_text_quoted, codec, text, raw_json)`` columns."""
@@ -87,24 +88,31 @@ def is_shared(text: str) -> bool:
 
 
 class Prepared:
-    """Encodings by their exact inputs: made by ``prepare`` ahead of a transaction, or on demand."""
+    """Encodings by their exact inputs: made by ``prepare`` ahead of a transaction, or on demand.
+
+    The transaction is handed the very string objects ``prepare`` saw, so entries are found by identity
+    (hashing long texts by value cost more than a lookup saved) and keep their inputs: an entry serves
+    only the same inputs (a text equal to the prepared one by value counts), anything else is encoded
+    when asked for."""
 
     __slots__ = ("_digests", "_parts", "_payloads", "_texts")
 
     def __init__(self) -> None:
-        self._digests: dict[str, bytes] = {}
-        self._texts: dict[str, tuple[str | None, Any]] = {}
-        self._parts: dict[tuple[str, str | None, str | None], PartTail] = {}
-        self._payloads: dict[tuple[str, str | None, tuple[tuple[int, int], ...]], PayloadTail] = {}
+        self._digests: dict[int, tuple[str, bytes]] = {}
+        self._texts: dict[bytes, tuple[str | None, Any]] = {}
+        self._parts: dict[tuple[int, int, int], tuple[str, str | None, str | None, PartTail]] = {}
+        self._payloads: dict[int, tuple[str, str | None, tuple[tuple[int, int], ...], PayloadTail]] = {}
 
     def prepare(self, conn: sqlite3.Connection, codec: Codec, messages: Iterable[NewMessage],
                 payloads: Iterable[tuple[str, NewMessage | None]]) -> None:
         """Encode what inserting ``messages`` and native records with ``payloads`` (linked to those
         messages) will need, as ``SqliteConversations`` and ``SqliteNativeTranscripts`` will ask for it."""
+        messages = list(messages)
+        stored = self._stored(conn, [m.content for m in messages if is_shared(m.content)])
         spans: dict[int, tuple[tuple[int, int], ...]] = {}
         for message in messages:
             content = message.content
-            if is_shared(content):
+            if is_shared(content) and self.digest(content) not in stored:
                 self.encoded(conn, codec, content)
             found = [self.part(conn, codec, content, part.text, part.raw_json) for part in message.parts]
             spans[id(message)] = tuple((tail[0], tail[1]) for tail in found
@@ -113,36 +121,51 @@ class Prepared:
             text = linked.content if linked is not None and is_shared(linked.content) else None
             self.payload(conn, codec, payload, text, spans.get(id(linked), ()) if text is not None else ())
 
+    def _stored(self, conn: sqlite3.Connection, texts: Sequence[str]) -> set[bytes]:
+        """The digests of those ``texts`` the project already stores (they will not be compressed again)."""
+        keys = list({self.digest(text) for text in texts})
+        found: set[bytes] = set()
+        for group in chunks(keys):
+            found.update(row[0] for row in conn.execute(
+                f"SELECT sha256 FROM texts WHERE sha256 IN ({marks(group)})", group))
+        return found
+
     def digest(self, text: str) -> bytes:
-        found = self._digests.get(text)
-        if found is None:
-            found = self._digests[text] = digest(text)
+        hit = self._digests.get(id(text))
+        if hit is not None and hit[0] is text:
+            return hit[1]
+        found = digest(text)
+        self._digests[id(text)] = (text, found)
         return found
 
     def encoded(self, conn: sqlite3.Connection, codec: Codec, text: str) -> tuple[str | None, Any]:
         """A shared text's ``(codec, data)`` in ``texts``."""
-        found = self._texts.get(text)
+        key = self.digest(text)
+        found = self._texts.get(key)
         if found is None:
-            self.digest(text)
             name, (data,) = codec.encode_many(conn, [text])
-            found = self._texts[text] = (name, data)
+            found = self._texts[key] = (name, data)
         return found
 
     def part(self, conn: sqlite3.Connection, codec: Codec, content: str, text: str | None,
              raw_json: str | None) -> PartTail:
         """The stored columns of a part of a message whose content is ``content``."""
-        key = (content, text, raw_json)
-        found = self._parts.get(key)
-        if found is None:
-            found = self._parts[key] = _part(conn, codec, content, text, raw_json)
+        key = (id(content), id(text), id(raw_json))
+        hit = self._parts.get(key)
+        if hit is not None and hit[0] is content and hit[1] is text and hit[2] is raw_json:
+            return hit[3]
+        found = _part(conn, codec, content, text, raw_json)
+        self._parts[key] = (content, text, raw_json, found)
         return found
 
     def payload(self, conn: sqlite3.Connection, codec: Codec, payload: str, text: str | None,
                 spans: Sequence[tuple[int, int]]) -> PayloadTail:
         """A native payload as stored, given its message's shared text (None: none) and the spans of that
         text its parts hold (in the order they are tried)."""
-        key = (payload, text, tuple(spans) if text is not None else ())
-        found = self._payloads.get(key)
-        if found is None:
-            found = self._payloads[key] = _payload(conn, codec, payload, text, key[2])
+        tried = tuple(spans) if text is not None else ()
+        hit = self._payloads.get(id(payload))
+        if hit is not None and hit[0] is payload and hit[1] == text and hit[2] == tried:
+            return hit[3]
+        found = _payload(conn, codec, payload, text, tried)
+        self._payloads[id(payload)] = (payload, text, tried, found)
         return found

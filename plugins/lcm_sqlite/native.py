@@ -21,7 +21,8 @@ from . import texts
 from .clock import from_us, now_us, to_us
 from .codec import MIN_BYTES
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
-from .scope import Repository, chunks, insert_rows, marks
+from .scope import Repository
+from .statements import chunks, insert_rows, marks
 
 _COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
             "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_text_id, "

@@ -26,7 +26,7 @@ from typing import Any
 
 from .codec import Codec
 from .encodings import Prepared, digest, is_shared, paste
-from .scope import chunks, marks
+from .statements import chunks, marks
 
 TABLE = ("CREATE TABLE texts (text_id INTEGER PRIMARY KEY AUTOINCREMENT, sha256 BLOB NOT NULL UNIQUE, codec TEXT, "
          "data BLOB NOT NULL)")
