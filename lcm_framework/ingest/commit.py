@@ -10,7 +10,7 @@ from ..storage.contracts import ProjectStorage, Repositories
 from ..storage.models import Checkpoint, FormatIdentity
 from .batch import Accepted, BatchOutcome, BatchTarget, Quarantined, StaleKeySet, write_batch
 from .errors import IngestError
-from .links import SpawnOf
+from .links import SpawnOf, known_spawns
 from .runs import Run, Runs
 from .source import BoundSource
 from .state import CheckpointState
@@ -58,10 +58,11 @@ class BatchCommitter:
                 state_json=replace(state, conversation_id=conversation_id).to_json(),
             )
 
+        spawn_of = self._prepare(accepted)
         while True:
             target = BatchTarget(self.key, self.src.locator, self.session_id, self.fmt, self.scrubber_version,
                                  expected, checkpoint, self.conversation_id, self.main, self.runs.run,
-                                 self.spawn_of)
+                                 spawn_of)
             try:
                 outcome = _transaction(self.storage, lambda repos, t=target: write_batch(
                     repos, accepted, t, self.stored_keys))
@@ -80,6 +81,15 @@ class BatchCommitter:
         if self.stored_keys is not None:
             self.stored_keys.update(a.ingest_key for a in accepted)
         return outcome
+
+
+    def _prepare(self, accepted: list[Accepted]) -> SpawnOf | None:
+        """Work done before the transaction takes the write lock: the backend encodes the records not stored
+        yet, and the spawns among the batch's parts are found (the ``spawn_of`` the transaction uses)."""
+        new = [a for a in accepted if self.stored_keys is None or a.ingest_key not in self.stored_keys]
+        self.storage.prepare_writes([a.message for a in new if a.message is not None],
+                                    [(a.payload_json, a.message) for a in new])
+        return known_spawns(self.spawn_of, [a.message for a in accepted if a.message is not None])
 
 
 def _transaction(storage: ProjectStorage, fn: Any) -> BatchOutcome:

@@ -84,6 +84,20 @@ def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: in
                 break
 
 
+def known_spawns(spawn_of: SpawnOf | None, messages: Iterable[NewMessage]) -> SpawnOf | None:
+    """``spawn_of`` with the answers for the parts of ``messages`` found now (before the batch's
+    transaction, which then only looks them up); any other part is asked when it comes."""
+    if spawn_of is None:
+        return None
+    found = {id(part): (part, spawn_of(part)) for message in messages for part in message.parts}
+
+    def known(part: PartView) -> Spawn | None:
+        hit = found.get(id(part))
+        return hit[1] if hit is not None and hit[0] is part else spawn_of(part)
+
+    return known
+
+
 def _taken(links: Iterable[SubagentLink]) -> set[str]:
     """Tool calls already linked to a run (two runs given the same prompt go to two calls)."""
     return {link.tool_call_id for link in links if link.parent_message_id is not None and link.tool_call_id}

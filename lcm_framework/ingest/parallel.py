@@ -121,7 +121,7 @@ class _Worker:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "lcm_framework.ingest.worker", str(to_child_r), str(from_child_w)],
+                [sys.executable, "-P", "-m", "lcm_framework.ingest.worker", str(to_child_r), str(from_child_w)],
                 pass_fds=(to_child_r, from_child_w), env=env, stdin=subprocess.DEVNULL)
         except BaseException:
             for fd in (to_child_w, from_child_r):

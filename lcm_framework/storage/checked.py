@@ -8,7 +8,7 @@ found, conflicts, stored values out of range).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .call_rules import RULES, Rule
@@ -28,7 +28,7 @@ from .contracts import (
     StorageBackendFactory,
     SummaryRepository,
 )
-from .models import Health, MaintenanceReport, ProjectRef, ProjectStats, StorageUsage
+from .models import Health, MaintenanceReport, NewMessage, ProjectRef, ProjectStats, StorageUsage
 from .validation import Validator
 
 T = TypeVar("T")
@@ -94,6 +94,10 @@ class CheckedProjectStorage(CheckedRepositories):
     def transaction(self, fn: Callable[[Repositories], T]) -> T:
         backend, project = self.capabilities.backend, self.project_id
         return self.driver.transaction(lambda repos: fn(CheckedRepositories(repos, backend, project)))
+
+    def prepare_writes(self, messages: Sequence[NewMessage], payloads: Sequence[tuple[str, NewMessage | None]]
+                       ) -> None:
+        self.driver.prepare_writes(messages, payloads)  # a hint: the transaction's calls are checked
 
     def health(self) -> Health:
         return self.driver.health()

@@ -356,6 +356,15 @@ class ProjectStorage(Repositories, Protocol):
         A nested call raises NestedTransactionError at once.
         """
         ...
+    def prepare_writes(self, messages: Sequence[NewMessage], payloads: Sequence[tuple[str, NewMessage | None]]
+                       ) -> None:
+        """Ahead of a transaction that will insert ``messages`` and native records with ``payloads`` (each
+        with the message it will be linked to, or None), encode them now, outside the write lock, so the
+        transaction holds it for less (other processes importing into the project wait for it).
+
+        Only a hint: it stores nothing and never changes what any later call stores or returns; a backend
+        with nothing to gain does nothing. What a transaction did not use is dropped when it ends."""
+        ...
     def health(self) -> Health: ...
     def stats(self) -> ProjectStats: ...
     def storage_usage(self, *, payloads: bool = True) -> StorageUsage:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,6 +18,7 @@ from lcm_framework.plugin_api.storage import (
     LexicalSearchRepository,
     MaintenanceReport,
     NativeTranscriptRepository,
+    NewMessage,
     ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
@@ -150,6 +151,10 @@ class PostgresProjectStorage(PgRepositories):
                     executor.conn = None
         finally:
             self._tx.active = False
+
+    def prepare_writes(self, messages: Sequence[NewMessage], payloads: Sequence[tuple[str, NewMessage | None]]
+                       ) -> None:
+        """Nothing to encode ahead: the server compresses (TOAST) and rows lock, not the whole project."""
 
     def health(self) -> Health:
         if self._closed:

@@ -13,16 +13,18 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
 from lcm_framework.plugin_api import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
 from lcm_framework.plugin_api.sqlite import UnsafeDatabaseFile, open_private
+from lcm_framework.plugin_api.storage import NewMessage
 
 from .codec import Codec
 from .compact_layout import StringTable
+from .encodings import Prepared
 from .errors import BACKEND, closed, translate
 
 T = TypeVar("T")
@@ -99,6 +101,7 @@ class Database:
         self.codec = Codec()
         self.strings = StringTable()
         self.recent_texts: dict[int, str] = {}
+        self.prepared = Prepared()
         conn.create_function("lcm_text", 2, lambda name, data: self.codec.decode(conn, name, data),
                              deterministic=True)
 
@@ -168,6 +171,7 @@ class Database:
         self.codec = Codec()
         self.strings = StringTable()
         self.recent_texts = {}
+        self.prepared = Prepared()
 
     def _abort_quietly(self, conn: sqlite3.Connection, nested: bool) -> None:
         self.forget_cached()
@@ -211,6 +215,18 @@ class Database:
             finally:
                 token.active = False
                 self._tx_thread = None
+                self.prepared = Prepared()
+
+    def prepare(self, messages: Sequence[NewMessage], payloads: Sequence[tuple[str, NewMessage | None]]) -> None:
+        """Encode the next transaction's writes now (see ``encodings``), replacing what was prepared before;
+        inside a transaction of this thread it does nothing (its encodings could use a dictionary that
+        transaction trained and may still roll back)."""
+        if self._tx_thread == threading.get_ident():
+            return
+        with self.op("prepare") as conn:
+            prepared = Prepared()
+            prepared.prepare(conn, self.codec, messages, payloads)
+            self.prepared = prepared
 
     def run(self, fn: Callable[[sqlite3.Connection], T], domain: str) -> T:
         """Run ``fn`` with the raw connection outside any transaction (maintenance: migrations, probes)."""

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from lcm_framework.plugin_api.storage import ContextItem, ContextItemKind
 
-from .scope import Repository, chunks, marks
+from .scope import Repository
+from .statements import chunks, marks
 
 _TOKENS = "coalesce(m.token_count, s.token_count, 0)"
 _JOINED = """

@@ -20,7 +20,7 @@ from lcm_framework.plugin_api.storage import (
 from . import texts
 from .clock import from_us, now_us, to_us
 from .context import renumber
-from .scope import chunks, insert_rows, marks
+from .statements import chunks, insert_rows, marks
 from .subagent_links import SqliteSubagentLinks
 
 _CONVERSATION = "SELECT conversation_id, session_id, title, created_at FROM conversations"
@@ -118,9 +118,10 @@ class SqliteConversations(SqliteSubagentLinks):
     def _store(self, conn: sqlite3.Connection, conversation_id: int, messages: Sequence[NewMessage],
                rows: list[tuple[str, str, int, int | None]], seqs: list[int]) -> list[Message]:
         default_created = now_us()
-        codec = self._scope.db.codec
+        db = self._scope.db
+        codec, prepared = db.codec, db.prepared
         text_ids = texts.store(conn, codec, [content for _role, content, _tokens, _created in rows],
-                               self._scope.db.recent_texts)
+                               db.recent_texts, prepared)
         insert_rows(conn, "messages (conversation_id, seq, role, content, token_count, created_at, text_id)",
                     [(conversation_id, seq, role, "" if text_id is not None else content, tokens,
                       default_created if created is None else created, text_id)
@@ -128,7 +129,7 @@ class SqliteConversations(SqliteSubagentLinks):
         ids = self._ids_by_seq(conn, conversation_id, seqs)
         default_at = from_us(default_created)
         parts = [texts.part_row(conn, codec, message.content, ids[seq], ordinal, PartKind(p.kind).value, p.text,
-                                p.tool_call_id, p.tool_name, bool(p.is_error), p.raw_json, p.metadata)
+                                p.tool_call_id, p.tool_name, bool(p.is_error), p.raw_json, p.metadata, prepared)
                  for seq, message in zip(seqs, messages, strict=True) for ordinal, p in enumerate(message.parts)]
         if parts:
             conn.executemany(f"INSERT INTO message_parts ({texts.PART_COLUMNS}) VALUES ({marks(parts[0])})", parts)

@@ -19,7 +19,7 @@ from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from .codec import RETRAIN_GROWTH, RETRAIN_SAMPLES, SAMPLE_BYTES, TRAIN_SAMPLES
 from .connection import Database
-from .scope import chunks, marks
+from .statements import chunks, marks
 
 BATCH_ROWS = 500
 VACUUM_STEP_PAGES = 2048

@@ -19,8 +19,10 @@ from lcm_framework.plugin_api.storage import (
 
 from . import texts
 from .clock import from_us, now_us, to_us
+from .codec import MIN_BYTES
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
-from .scope import Repository, chunks, insert_rows, marks
+from .scope import Repository
+from .statements import chunks, insert_rows, marks
 
 _COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
             "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_text_id, "
@@ -110,7 +112,7 @@ class SqliteNativeTranscripts(Repository):
                                        f"({marks(group)}) AND text_id IS NOT NULL", group))
             for mid, start, length in conn.execute(
                     f"SELECT message_id, text_start, text_length FROM message_parts WHERE message_id IN "
-                    f"({marks(group)}) AND text_length >= {texts.MIN_BYTES}", group):
+                    f"({marks(group)}) AND text_length >= {MIN_BYTES}", group):
                 spans.setdefault(mid, []).append((start, length))
         rows = []
         for r in records:
@@ -118,7 +120,7 @@ class SqliteNativeTranscripts(Repository):
             text_id = None if r.message_id is None else shared.get(r.message_id)
             text = None if text_id is None else texts.remembered(conn, db.codec, db.recent_texts, text_id)
             stored = texts.payload_row(conn, db.codec, r.payload_json, text_id, text,
-                                       spans.get(r.message_id, ()) if r.message_id is not None else ())
+                                       spans.get(r.message_id, ()) if r.message_id is not None else (), db.prepared)
             rows.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
                          intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
                          intern(conn, r.scrubber_version),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,6 +17,7 @@ from lcm_framework.plugin_api.storage import (
     LexicalSearchRepository,
     MaintenanceReport,
     NativeTranscriptRepository,
+    NewMessage,
     ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
@@ -71,6 +72,10 @@ class SqliteProjectStorage(SqliteRepositories):
 
     def transaction(self, fn: Callable[[Repositories], T]) -> T:
         return self._scope.db.transaction(lambda token: fn(SqliteRepositories(self._scope.bound(token))))
+
+    def prepare_writes(self, messages: Sequence[NewMessage], payloads: Sequence[tuple[str, NewMessage | None]]
+                       ) -> None:
+        self._scope.db.prepare(messages, payloads)
 
     def health(self) -> Health:
         db = self._scope.db

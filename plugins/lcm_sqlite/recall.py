@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from lcm_framework.plugin_api.storage import RecallStats, Surfacing
 
 from .clock import from_us, now_us, opt_dt, opt_us, to_us
-from .scope import Repository, chunks, marks
+from .scope import Repository
+from .statements import chunks, marks
 
 
 class SqliteRecall(Repository):

@@ -36,7 +36,8 @@ from lcm_framework.plugin_api.storage import (
 from . import fts
 from .clock import from_us, to_us
 from .errors import BACKEND
-from .scope import Repository, chunks, marks
+from .scope import Repository
+from .statements import chunks, marks
 
 SNIPPET_CHARS = 200
 RESCORED = 200

@@ -21,7 +21,7 @@ from lcm_framework.plugin_api import StorageUnavailableError
 from . import texts
 from .codec import Codec
 from .errors import BACKEND
-from .scope import marks
+from .statements import marks
 
 BATCH = 500
 _OLD_PARTS = "message_id, ordinal, kind, text, tool_call_id, tool_name, is_error, raw_json, metadata, codec"

@@ -6,7 +6,8 @@ import sqlite3
 
 from lcm_framework.plugin_api.storage import SUBAGENT_LINK_FIELDS, SubagentLink, merged_link
 
-from .scope import Repository, marks
+from .scope import Repository
+from .statements import marks
 
 _LINK_COLUMNS = ", ".join(SUBAGENT_LINK_FIELDS)
 _LINK = f"SELECT {_LINK_COLUMNS} FROM subagent_links"

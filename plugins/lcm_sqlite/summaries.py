@@ -9,7 +9,8 @@ from typing import Any
 from lcm_framework.plugin_api.storage import NewSummary, Summary, SummaryKind
 
 from .clock import from_us, now_us, opt_dt, opt_us
-from .scope import Repository, chunks, marks
+from .scope import Repository
+from .statements import chunks, marks
 
 _COLUMNS = ("summary_id, conversation_id, kind, depth, content, token_count, earliest_at, latest_at, "
             "descendant_count, file_ids, created_at")

@@ -20,14 +20,13 @@ as a JSON string literal). ``rebuild_part`` restores both exactly.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .codec import MIN_BYTES, Codec
-from .scope import chunks, marks
+from .codec import Codec
+from .encodings import Prepared, digest, is_shared, paste
+from .statements import chunks, marks
 
 TABLE = ("CREATE TABLE texts (text_id INTEGER PRIMARY KEY AUTOINCREMENT, sha256 BLOB NOT NULL UNIQUE, codec TEXT, "
          "data BLOB NOT NULL)")
@@ -66,39 +65,31 @@ StoredPart = tuple[Any, ...]
 """A ``message_parts`` row in ``PART_COLUMNS`` order."""
 
 
-def digest(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8")).digest()
-
-
-def is_shared(text: str) -> bool:
-    """Whether ``text`` is stored in ``texts`` rather than in the message row."""
-    return len(text) >= MIN_BYTES
-
-
 RECENT = 4096
 """At most this many texts a connection stored are remembered (for the native records that follow);
 ids are never reused (AUTOINCREMENT), so a remembered id names the same text in every process."""
 
 
-def store(conn: sqlite3.Connection, codec: Codec, contents: Sequence[str], recent: dict[int, str]
-          ) -> list[int | None]:
+def store(conn: sqlite3.Connection, codec: Codec, contents: Sequence[str], recent: dict[int, str],
+          prepared: Prepared | None = None) -> list[int | None]:
     """The ``texts`` id of each content that is stored there (None: kept in the message row), adding the
     ones not stored yet inside the caller's write transaction. ``recent`` remembers them (the caller
-    forgets it when the transaction rolls back)."""
-    keys = {digest(text): text for text in contents if is_shared(text)}
+    forgets it when the transaction rolls back); ``prepared`` may hold their digests and encodings."""
+    ready = prepared or Prepared()
+    keys = {ready.digest(text): text for text in contents if is_shared(text)}
     found: dict[bytes, int] = {}
     for group in chunks(list(keys)):
         found.update(conn.execute(f"SELECT sha256, text_id FROM texts WHERE sha256 IN ({marks(group)})", group))
     for key, text in keys.items():
         if key not in found:
-            name, (data,) = codec.encode_many(conn, [text])
+            name, data = ready.encoded(conn, codec, text)
             cur = conn.execute("INSERT INTO texts (sha256, codec, data) VALUES (?, ?, ?)", (key, name, data))
             assert cur.lastrowid is not None
             found[key] = cur.lastrowid
     if len(recent) + len(keys) > RECENT:
         recent.clear()
     recent.update((found[key], text) for key, text in keys.items())
-    return [found[digest(text)] if is_shared(text) else None for text in contents]
+    return [found[ready.digest(text)] if is_shared(text) else None for text in contents]
 
 
 def find(conn: sqlite3.Connection, text: str) -> int | None:
@@ -114,42 +105,12 @@ def forget_unused(conn: sqlite3.Connection, text_ids: set[int]) -> None:
                      [(text_id,) * 3 for text_id in sorted(text_ids)])
 
 
-def _quoted(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def cut(value: str, text: str) -> tuple[str, int, int] | None:
-    """``value`` without its first occurrence of ``text``, verbatim or else as a JSON string literal:
-    ``(rest, at, quoted)``; None when it holds neither."""
-    for quoted, form in ((0, text), (1, _quoted(text))):
-        at = value.find(form)
-        if at >= 0:
-            return value[:at] + value[at + len(form):], at, quoted
-    return None
-
-
-def paste(rest: str, at: int, quoted: int, text: str) -> str:
-    """The value ``cut`` took ``text`` out of."""
-    return rest[:at] + (_quoted(text) if quoted else text) + rest[at:]
-
-
 def part_row(conn: sqlite3.Connection, codec: Codec, content: str, message_id: int, ordinal: int, kind: str,
              text: str | None, tool_call_id: str | None, tool_name: str | None, is_error: bool,
-             raw_json: str | None, metadata: str | None) -> StoredPart:
+             raw_json: str | None, metadata: str | None, prepared: Prepared | None = None) -> StoredPart:
     """A part's row without what its message's ``content`` already holds."""
-    start = length = raw_at = quoted = None
-    rest = raw_json
-    if text is not None:
-        found = content.find(text)
-        if found >= 0:
-            start, length = found, len(text)
-        taken = cut(raw_json, text) if raw_json is not None and text else None
-        if taken is not None:
-            rest, raw_at, quoted = taken
-    stored_text = None if start is not None else text
-    name, (text_value, raw_value) = codec.encode_many(conn, (stored_text, rest))
-    return (message_id, ordinal, kind, tool_call_id, tool_name, int(is_error), metadata, start, length, raw_at,
-            quoted, name, text_value, raw_value)
+    tail = (prepared or Prepared()).part(conn, codec, content, text, raw_json)
+    return (message_id, ordinal, kind, tool_call_id, tool_name, int(is_error), metadata, *tail)
 
 
 def rebuild_part(conn: sqlite3.Connection, codec: Codec, row: StoredPart, content: str | None
@@ -167,21 +128,13 @@ def rebuild_part(conn: sqlite3.Connection, codec: Codec, row: StoredPart, conten
 
 
 def payload_row(conn: sqlite3.Connection, codec: Codec, payload: str, text_id: int | None, text: str | None,
-                spans: Sequence[tuple[int, int]] = ()) -> tuple[Any, ...]:
+                spans: Sequence[tuple[int, int]] = (), prepared: Prepared | None = None) -> tuple[Any, ...]:
     """A native payload as stored: ``(codec, value, text_id, at, quoted, start, length)``. When it holds its
     message's shared text (``text_id``, ``text``), or one of the ``spans`` of it (its parts' texts), that
     piece is cut out (``start``/``length`` None: the whole text)."""
-    if text_id is not None and text is not None:
-        for start, length in [(0, len(text)), *sorted(spans, key=lambda span: -span[1])]:
-            if length < MIN_BYTES:
-                break
-            taken = cut(payload, text[start:start + length])
-            if taken is not None:
-                whole = start == 0 and length == len(text)
-                name, (value,) = codec.encode_many(conn, (taken[0],), sample=True)
-                return (name, value, text_id, taken[1], taken[2], None if whole else start, None if whole else length)
-    name, (value,) = codec.encode_many(conn, (payload,), sample=True)
-    return name, value, None, None, None, None, None
+    shared = text if text_id is not None else None
+    name, value, at, quoted, start, length = (prepared or Prepared()).payload(conn, codec, payload, shared, spans)
+    return name, value, None if at is None else text_id, at, quoted, start, length
 
 
 def rebuild_payload(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, at: int | None,

@@ -195,3 +195,23 @@ def test_workers_that_cannot_start_leave_the_import_to_the_parent(tmp_path: Path
     monkeypatch.setattr(subprocess, "Popen", refuse)
     report, got = _import(tmp_path, proj, src, "parallel", 2)
     assert report.errors == [] and got == reference
+
+
+def test_workers_run_lcm_from_its_install_not_from_a_shadowing_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``lcm_framework`` folder in the directory ``lcm import`` runs in (a checkout of another version,
+    say) must not be what the workers import."""
+    proj = tmp_path / "proj"
+    src = _corpus(tmp_path, proj)
+    shadow = tmp_path / "cwd" / "lcm_framework" / "ingest"
+    shadow.mkdir(parents=True)
+    for folder in (shadow.parent, shadow):
+        (folder / "__init__.py").write_text("")
+    ran = tmp_path / "shadow-ran"
+    (shadow / "worker.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
+    monkeypatch.chdir(shadow.parent.parent)
+    _, reference = _import(tmp_path, proj, src, "single", 1)
+    report, got = _import(tmp_path, proj, src, "parallel", 3)
+    assert not ran.exists()
+    assert report.errors == []
+    assert got == reference

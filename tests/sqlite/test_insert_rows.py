@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from lcm_sqlite.scope import insert_rows
+from lcm_sqlite.statements import insert_rows
 
 
 @pytest.mark.parametrize(("limit", "statements"), [(250_000, 1), (20, 4), (3, 20)])
