@@ -181,15 +181,15 @@ def _canonical_value(data: bytes) -> dict[str, Any] | list[Any] | None:
     beyond +/-(2^53-1); without a float, no number can be lossy. Its value is the one ``json`` reads.
     What it leaves (floats, whitespace, escapes orjson would not write) goes through the full check.
     """
+    if _FLOAT_TOKEN.search(data) or b"\\u0000" in data:  # searched first: a line with floats is decoded once
+        return None
     try:
         value = orjson.loads(data)
         if orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER) != data:
             return None
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    if not isinstance(value, dict | list) or b"\\u0000" in data or _FLOAT_TOKEN.search(data):
-        return None
-    return value
+    return value if isinstance(value, dict | list) else None
 
 
 def parse_record(data: bytes) -> dict[str, Any] | list[Any]:
