@@ -6,6 +6,8 @@ through except how a float of small magnitude is written (``1e-05`` against
 ``0.00001``, ``1e-07`` against ``1e-7``). Every such number is a token
 (right after ``:``, ``,`` or ``[``) holding ``0.0000`` or ``e-``; output with
 such a token (rare in transcripts) is encoded again by the standard library.
+Before searching, a value made mostly of long strings (a content block) is walked: a walk that meets no
+float proves there is no such token, at a cost that does not grow with the length of the strings.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ import orjson
 _EXPONENT = re.compile(rb"e-(?<=[0-9.]e-)")
 _NUMBER_BYTES = frozenset(b"0123456789.")
 _BEFORE_VALUE = frozenset(b":,[")
+_SCALARS = frozenset({str, int, bool, type(None)})
+_BYTES_PER_VISIT = 64
+"""The walk visits at most one member or item per this many bytes of output (a visit costs about what
+searching them does); a value whose top level alone takes half of that is searched without a walk."""
 _SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 _IN_ORDER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
@@ -32,9 +38,32 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
     except orjson.JSONEncodeError:
         data = None
-    if data is None or _small_float(data):
+    if data is None or (not _float_free(value, len(data) // _BYTES_PER_VISIT) and _small_float(data)):
         return (_SORTED if sort_keys else _IN_ORDER).encode(value).encode("utf-8")
     return data
+
+
+def _float_free(value: Any, budget: int) -> bool:
+    """True when ``value`` holds only str, int, bool, None and dicts and lists of them, found by visiting at
+    most ``budget`` members and items; False when it holds anything else (a float) or the walk would be longer."""
+    if type(value) is not dict and type(value) is not list:
+        return type(value) in _SCALARS
+    if len(value) * 2 > budget:
+        return False
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        children = node.values() if type(node) is dict else node
+        budget -= len(children)
+        if budget < 0:
+            return False
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append(child)
+            elif kind not in _SCALARS:
+                return False
+    return True
 
 
 def _small_float(data: bytes) -> bool:

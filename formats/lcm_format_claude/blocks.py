@@ -7,19 +7,13 @@ message's plain-text ``content`` (``None`` when it contributes nothing).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from lcm_framework.plugin_api.formats import NewPart, PartKind, to_json
 
 IMAGE_PLACEHOLDER = "[image]"
-
-
-@dataclass(frozen=True, slots=True)
-class MappedBlock:
-    part: NewPart
-    text: str | None
+MappedBlock = tuple[NewPart, str | None]
+"""A block's part and what it contributes to the plain text."""
 
 
 def nested_text(content: Any) -> str:
@@ -47,51 +41,49 @@ def _str(value: Any) -> str | None:
 def map_block(block: Any) -> MappedBlock:
     """One content block (any JSON value) -> its part and its contribution to the plain text."""
     raw = to_json(block)
-    if isinstance(block, str):
-        return MappedBlock(NewPart(PartKind.TEXT, text=block, raw_json=raw), block)
     if not isinstance(block, dict):
-        return MappedBlock(NewPart(PartKind.OTHER, raw_json=raw), None)
+        if isinstance(block, str):
+            return NewPart(PartKind.TEXT, block, raw_json=raw), block
+        return NewPart(PartKind.OTHER, raw_json=raw), None
     kind = block.get("type")
     kind = kind if isinstance(kind, str) else ""
     if kind == "text":
         text = _str(block.get("text")) or ""
-        return MappedBlock(NewPart(PartKind.TEXT, text=text, raw_json=raw), text)
+        return NewPart(PartKind.TEXT, text, raw_json=raw), text
     if kind.endswith("tool_use"):  # tool_use, server_tool_use, mcp_tool_use
         name = _str(block.get("name"))
         arguments = to_json(block.get("input", {}))
-        part = NewPart(
-            PartKind.TOOL_CALL, text=arguments, tool_call_id=_str(block.get("id")), tool_name=name, raw_json=raw
-        )
-        return MappedBlock(part, f"tool call {name or '?'}: {arguments}")
+        part = NewPart(PartKind.TOOL_CALL, arguments, _str(block.get("id")), name, raw_json=raw)
+        return part, f"tool call {name or '?'}: {arguments}"
     if kind.endswith("tool_result"):  # tool_result, web_search_tool_result, mcp_tool_result...
         text = nested_text(block.get("content"))
-        part = NewPart(
-            PartKind.TOOL_RESULT,
-            text=text,
-            tool_call_id=_str(block.get("tool_use_id")),
-            is_error=block.get("is_error") is True,
-            raw_json=raw,
-        )
-        return MappedBlock(part, text)
+        part = NewPart(PartKind.TOOL_RESULT, text, _str(block.get("tool_use_id")),
+                       is_error=block.get("is_error") is True, raw_json=raw)
+        return part, text
     if kind == "thinking":
-        return MappedBlock(NewPart(PartKind.REASONING, text=_str(block.get("thinking")), raw_json=raw), None)
+        return NewPart(PartKind.REASONING, _str(block.get("thinking")), raw_json=raw), None
     if kind == "redacted_thinking":
-        return MappedBlock(NewPart(PartKind.REASONING, raw_json=raw), None)
+        return NewPart(PartKind.REASONING, raw_json=raw), None
     if kind == "image":
-        return MappedBlock(NewPart(PartKind.IMAGE, raw_json=raw), IMAGE_PLACEHOLDER)
+        return NewPart(PartKind.IMAGE, raw_json=raw), IMAGE_PLACEHOLDER
     if kind == "document":
         title = _str(block.get("title"))
-        return MappedBlock(
-            NewPart(PartKind.FILE, text=title, raw_json=raw), f"[document {title}]" if title else "[document]"
-        )
-    return MappedBlock(NewPart(PartKind.OTHER, text=_str(block.get("text")), raw_json=raw), None)
+        return NewPart(PartKind.FILE, title, raw_json=raw), f"[document {title}]" if title else "[document]"
+    return NewPart(PartKind.OTHER, _str(block.get("text")), raw_json=raw), None
 
 
 def map_content(content: Any) -> tuple[list[NewPart], str]:
     """A message's ``content`` (string or block list) -> parts and plain text (pieces joined by newlines)."""
-    blocks: Sequence[Any] = content if isinstance(content, list) else [content]
-    if content is None:
-        blocks = []
-    mapped = [map_block(block) for block in blocks]
-    text = "\n".join(m.text for m in mapped if m.text)
-    return [m.part for m in mapped], text
+    if not isinstance(content, list):
+        if content is None:
+            return [], ""
+        part, text = map_block(content)
+        return [part], text or ""
+    parts = []
+    texts = []
+    for block in content:
+        part, text = map_block(block)
+        parts.append(part)
+        if text:
+            texts.append(text)
+    return parts, "\n".join(texts)

@@ -117,9 +117,8 @@ def _attachment_kind(attachment: Any) -> str | None:
     return AGENT_SCAFFOLDING if kind in SCAFFOLDING_ATTACHMENTS else None
 
 
-def _meta_kind(record: dict[str, Any], message_obj: Any) -> str | None:
+def _meta_kind(record: dict[str, Any], record_type: Any, message_obj: Any) -> str | None:
     """Why a record that looks like a turn is not conversation (``None``: it is, or is no turn)."""
-    record_type = record.get("type")
     if record_type == "system":
         return CLIENT_META  # compact boundaries, local-command output, hook output, turn durations...
     if record_type == "attachment":
@@ -170,28 +169,29 @@ class ClaudeCodeFormat:
         """One parsed record -> its session identity, metadata and (for main-thread turns) a message."""
         if not isinstance(record, dict):
             return MappedRecord()
-        message_obj = record.get("message")
+        get = record.get
+        record_type = get("type")
+        message_obj = get("message")
         metadata = string_fields(record, RECORD_FIELDS)
         if isinstance(message_obj, dict):
             metadata.update(string_fields(message_obj, MESSAGE_FIELDS))
-        timestamp = parse_timestamp(record.get("timestamp"))
+        timestamp = parse_timestamp(get("timestamp"))
         subagent = None
-        if record.get("isSidechain") is True:
-            subagent = SubagentRef(_str(record.get("agentId")), _str(record.get("uuid")),
-                                   _str(record.get("parentUuid")))
-        kind = _meta_kind(record, message_obj)
+        if get("isSidechain") is True:
+            subagent = SubagentRef(_str(get("agentId")), _str(get("uuid")), _str(get("parentUuid")))
+        kind = _meta_kind(record, record_type, message_obj)
         return MappedRecord(
-            session_id=_str(record.get("sessionId")),
-            cwd=_str(record.get("cwd")),
+            session_id=_str(get("sessionId")),
+            cwd=_str(get("cwd")),
             timestamp=timestamp,
-            message=None if kind else self._message(record, message_obj, timestamp),
+            message=None if kind else self._message(record, record_type, message_obj, timestamp),
             metadata=metadata,
             subagent=subagent,
             kind=kind,
         )
 
-    def _message(self, record: dict[str, Any], message_obj: Any, timestamp: datetime | None) -> NewMessage | None:
-        record_type = record.get("type")
+    def _message(self, record: dict[str, Any], record_type: Any, message_obj: Any,
+                 timestamp: datetime | None) -> NewMessage | None:
         role = MESSAGE_ROLES.get(record_type) if isinstance(record_type, str) else None
         if role is None:
             return None

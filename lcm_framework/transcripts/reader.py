@@ -22,6 +22,9 @@ from decimal import Decimal, InvalidOperation
 from enum import Enum
 from typing import Any, BinaryIO
 
+import orjson
+import re2
+
 from ..errors import TranscriptError
 
 MAX_RECORD_BYTES = 10 * 1024 * 1024
@@ -34,6 +37,8 @@ _WHITESPACE = b" \t\r\n"
 _BINARY_CONTROLS = re.compile(rb"[\x00-\x08\x0e-\x1f]")
 _ESCAPE_HAZARD = re.compile(r"[\ud800-\udfff]")
 _ESCAPE_PREFILTER = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+# A float token of compact JSON: after ":", "," or "[", before ",", "]" or "}" (it may also match inside a string).
+_FLOAT_TOKEN = re2.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,\]}]")
 
 
 class Reason(str, Enum):
@@ -167,16 +172,56 @@ def _undecodable_reason(data: bytes) -> Reason:
     return Reason.INVALID_UTF8
 
 
+def _canonical_value(data: bytes) -> dict[str, Any] | list[Any] | None:
+    """The container ``data`` spells exactly as orjson writes it back (compact, no float, no escaped U+0000),
+    else None.
+
+    Such a line passes every check of the contract: orjson refuses invalid UTF-8, raw controls, NaN and
+    lone surrogates; writing back keeps no duplicate member and (``OPT_STRICT_INTEGER``) no integer
+    beyond +/-(2^53-1); without a float, no number can be lossy. Its value is the one ``json`` reads.
+    What it leaves (floats, whitespace, escapes orjson would not write) goes through the full check.
+    """
+    if _FLOAT_TOKEN.search(data) or b"\\u0000" in data:  # searched first: a line with floats is decoded once
+        return None
+    try:
+        value = orjson.loads(data)
+        if orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER) != data:
+            return None
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
 def parse_record(data: bytes) -> dict[str, Any] | list[Any]:
     """Parse one record (a line without its newline) or raise ``RecordRejected``."""
     if len(data) > MAX_RECORD_BYTES:
         raise _reject(Reason.RECORD_TOO_LARGE)
+    value = _canonical_value(data)
+    text = None
+    if value is None:
+        text = _text(data)
+        value = _strict_value(text)
+    if (data.count(b"[") + data.count(b"{")) > MAX_JSON_DEPTH and _depth_exceeds(value, MAX_JSON_DEPTH):
+        raise _reject(Reason.NESTING_TOO_DEEP)
+    if text is not None and _ESCAPE_PREFILTER.search(text):
+        reason = _hazard_reason(value)
+        if reason is not None:
+            raise _reject(reason, "escaped U+0000" if reason is Reason.NUL_CHARACTER else "lone surrogate")
+    return value
+
+
+def _text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise _reject(_undecodable_reason(data)) from None
     if "\x00" in text:
         raise _reject(Reason.NUL_CHARACTER)
+    return text
+
+
+def _strict_value(text: str) -> dict[str, Any] | list[Any]:
+    """The container ``text`` holds, read by the standard library with every number and member checked."""
     try:
         value = _DECODER.decode(text)
     except RecordRejected:
@@ -187,12 +232,6 @@ def parse_record(data: bytes) -> dict[str, Any] | list[Any]:
         raise _reject(Reason.MALFORMED_JSON) from None
     if not isinstance(value, dict | list):
         raise _reject(Reason.NON_CONTAINER_JSON)
-    if (text.count("[") + text.count("{")) > MAX_JSON_DEPTH and _depth_exceeds(value, MAX_JSON_DEPTH):
-        raise _reject(Reason.NESTING_TOO_DEEP)
-    if _ESCAPE_PREFILTER.search(text):
-        reason = _hazard_reason(value)
-        if reason is not None:
-            raise _reject(reason, "escaped U+0000" if reason is Reason.NUL_CHARACTER else "lone surrogate")
     return value
 
 

@@ -41,3 +41,18 @@ def test_what_is_not_json_is_refused() -> None:
         compact_json.dumps({"k": "\ud800"})
     with pytest.raises(TypeError):
         compact_json.dumps({"k": object()})
+
+
+_LONG = "x" * 4000  # enough output for the float-free walk to run before any search
+
+
+@pytest.mark.parametrize("value", [
+    {"text": _LONG, "n": 1e-05},
+    {"text": _LONG, "deep": [{"a": [1, "b", {"c": 2.5e-10}]}]},
+    [_LONG, [[[1e-07]]]],
+    {"text": _LONG, "t": (1, 1e-05)},  # a tuple is no reader value: searched, not walked
+    {"text": _LONG, "kept": [1, True, None, "s", {"k": [0]}]},
+])
+def test_long_values_with_and_without_small_floats(value: Any) -> None:
+    assert compact_json.dumps(value) == _stdlib(value, False)
+    assert compact_json.dumps(value, sort_keys=True) == _stdlib(value, True)
