@@ -224,6 +224,7 @@ class Database:
         if self._tx_thread == threading.get_ident():
             return
         with self.op("prepare") as conn:
+            self.codec.refresh(conn)
             prepared = Prepared()
             prepared.prepare(conn, self.codec, messages, payloads)
             self.prepared = prepared

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
-from .codec import RETRAIN_GROWTH, RETRAIN_SAMPLES, SAMPLE_BYTES, TRAIN_SAMPLES
+from .codec import RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS
 from .connection import Database
 from .statements import chunks, marks
 
@@ -86,7 +86,7 @@ def _train_from_stored(db: Database) -> None:
         newest = conn.execute("SELECT records FROM codec_dictionaries ORDER BY dict_id DESC LIMIT 1").fetchone()
         if newest is not None and (newest[0] or 0) * RETRAIN_GROWTH > records:
             return
-        wanted = TRAIN_SAMPLES if newest is None else RETRAIN_SAMPLES
+        wanted = TRAIN_ROWS
         samples: list[bytes] = []
         size = 0
         for table, key, codec, column, count in (("native_records", "transcript_id", "payload_codec", "payload",

@@ -53,9 +53,17 @@ def _codecs(tmp_path: Path) -> dict[str | None, int]:
         raw.close()
 
 
+def _dictionaries(tmp_path: Path) -> int:
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    try:
+        return int(raw.execute("SELECT count(*) FROM codec_dictionaries").fetchone()[0])
+    finally:
+        raw.close()
+
+
 def test_payloads_round_trip_through_every_codec(make_factory: MakeFactory, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(codec, "TRAIN_SAMPLES", 200)
+    monkeypatch.setattr(codec, "TRAIN_BYTES", 50_000)
     storage = make_factory().open_project(ref())
     first = _records(300)
     storage.native_transcripts.ingest_batch(first, source_key="src", expected=None, new_checkpoint=_cp(299))
@@ -99,7 +107,7 @@ def test_parts_round_trip_compressed(make_factory: MakeFactory) -> None:
 
 def test_a_rolled_back_dictionary_is_never_used(make_factory: MakeFactory, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(codec, "TRAIN_SAMPLES", 200)
+    monkeypatch.setattr(codec, "TRAIN_BYTES", 50_000)
     storage = make_factory().open_project(ref())
 
     def train_then_fail(repos):  # type: ignore[no-untyped-def]
@@ -113,3 +121,28 @@ def test_a_rolled_back_dictionary_is_never_used(make_factory: MakeFactory, tmp_p
     assert _codecs(tmp_path) == {"zstd": 10}
     assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
         [r.payload_json for r in _records(10)]
+
+
+def test_an_import_trains_its_dictionary_from_enough_bytes_not_from_its_first_small_records(
+        make_factory: MakeFactory, tmp_path: Path) -> None:
+    """Many tiny records first (what a worker that starts on the small files stores) train nothing: a
+    dictionary from them would be poor; once enough payload bytes were seen, one is trained from them."""
+    storage = make_factory().open_project(ref())
+    tiny = [NativeRecordInput(f"{n:064x}", FMT, "session-1", "proj/a.jsonl", n,
+                              json.dumps({"n": n, "type": "progress", "ok": True, "padding": "x" * 90}),
+                              f"{n + 7:064x}", "lcm-scrub/1:" + "ab" * 32, NOW) for n in range(800)]
+    storage.native_transcripts.ingest_batch(tiny, source_key="src", expected=None, new_checkpoint=_cp(799))
+    assert _codecs(tmp_path) == {"zstd": 800}
+    assert _dictionaries(tmp_path) == 0
+    big = _records(3000, start=800)
+    assert sum(len(r.payload_json) for r in big[:1800]) > codec.TRAIN_BYTES
+    cp = storage.native_transcripts.get_checkpoint("src")
+    for start in range(0, len(big), 600):
+        cp = storage.native_transcripts.ingest_batch(big[start:start + 600], source_key="src", expected=cp,
+                                                     new_checkpoint=_cp(800 + start + 599)).checkpoint
+    used = _codecs(tmp_path)
+    assert _dictionaries(tmp_path) == 1
+    assert used.get("zstd:1", 0) >= 1200 and used["zstd"] <= 800 + 1800
+    stored = storage.native_transcripts.list_by_native_session("session-1")
+    assert [r.payload_json for r in stored] == [r.payload_json for r in tiny + big]
+    storage.close()
