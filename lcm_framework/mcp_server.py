@@ -166,7 +166,8 @@ def serve(load: Any, stdin: IO[str] | None = None, stdout: IO[str] | None = None
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored (a background job
+        signal.signal(signum, stop)                 # of a script): the agent still stops its servers with it
     try:
         for line in source:
             if line.strip():

@@ -29,13 +29,22 @@ def children(pid: int) -> list[int]:
     return found
 
 
+IGNORING_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                   "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+"""Run the rest of the command line with SIGINT ignored, as a script's background job runs it."""
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to list child processes")
-@pytest.mark.parametrize("stop", ["INT", "TERM", "EOF"])
+@pytest.mark.parametrize("stop", ["INT", "TERM", "EOF", "INT-inherited-ignored"])
 def test_stops_at_once_and_leaves_nothing(tmp_path: Path, stop: str) -> None:
+    """``INT-inherited-ignored``: started by a process that ignores SIGINT (a script's background job, and
+    whatever it runs, inherits that), the server still stops on the SIGINT its agent sends."""
     root = project_dir(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "lcm_framework.cli.main", "mcp"], cwd=root,
-                            env={**os.environ, **OFFLINE_ENV}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    command = ["-m", "lcm_framework.cli.main", "mcp"]
+    if stop == "INT-inherited-ignored":
+        command = ["-c", IGNORING_SIGINT, *command]
+    proc = subprocess.Popen([sys.executable, *command], cwd=root, env={**os.environ, **OFFLINE_ENV},
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}
     proc.stdin.write(json.dumps(init) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n")
@@ -49,7 +58,7 @@ def test_stops_at_once_and_leaves_nothing(tmp_path: Path, stop: str) -> None:
     if stop == "EOF":
         proc.stdin.close()
     else:
-        proc.send_signal(getattr(signal, f"SIG{stop}"))
+        proc.send_signal(getattr(signal, f"SIG{stop.split('-')[0]}"))
     assert proc.wait(timeout=10) == 0
     assert "Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
 
