@@ -166,8 +166,10 @@ def serve(load: Any, stdin: IO[str] | None = None, stdout: IO[str] | None = None
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    for signum in (signal.SIGINT, signal.SIGTERM):  # also when started with SIGINT ignored (a background job
-        signal.signal(signum, stop)                 # of a script): the agent still stops its servers with it
+    # SIGINT too: a process started with it ignored (a script's background job) installs no handler of its
+    # own, and the agent still stops its servers with it.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     try:
         for line in source:
             if line.strip():

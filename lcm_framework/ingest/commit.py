@@ -82,7 +82,6 @@ class BatchCommitter:
             self.stored_keys.update(a.ingest_key for a in accepted)
         return outcome
 
-
     def _prepare(self, accepted: list[Accepted]) -> SpawnOf | None:
         """Work done before the transaction takes the write lock: the backend encodes the records not stored
         yet, and the spawns among the batch's parts are found (the ``spawn_of`` the transaction uses)."""
