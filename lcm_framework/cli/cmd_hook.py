@@ -1,7 +1,8 @@
 """``lcm hook EVENT [--agent NAME]``: the command agents run on their hook events.
 
 ``lcm hook ...`` normally takes the fast path in ``cli/main.py`` (no plugin
-loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...``.
+loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...`` and
+``lcm --set daemon.port=N hook ...``.
 """
 
 from __future__ import annotations
@@ -23,13 +24,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
+    """The hook as the fast path runs it, with the daemon settings this command's configuration resolved
+    (``--set daemon.port=...`` included) given to it as the environment variables that override the rest."""
+    import os
     import sys
 
     from ..agent_hooks.runner import read_stdin
     from ..agent_hooks.runner import run as run_hook
 
+    env = {**os.environ, "LCM_DAEMON_PORT": str(app.config.get("daemon.port")),
+           "LCM_DAEMON_AUTOSTART": "true" if app.config.get("daemon.autostart") else "false"}
     return run_hook(args.event, args.agent, read_stdin(sys.stderr), timeout_s=args.timeout,
-                    out=sys.stdout, err=sys.stderr)
+                    out=sys.stdout, err=sys.stderr, env=env)
 
 
 COMMAND = CommandSpec(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lcm_framework.daemon.files import ensure_token
 from lcm_framework.outbox import Outbox, outbox_path, read_backlog
 from tests.conftest import OFFLINE_ENV
 from tests.daemon.support import free_port
@@ -68,6 +69,20 @@ def test_daemon_down_goes_to_the_outbox(env: dict[str, str], lcm_env: Path, tmp_
     assert event.payload == {"session_id": "s1", "transcript_path": payload["transcript_path"],
                              "cwd": str(tmp_path), "project": str(tmp_path), "stop_hook_active": False}
     assert not (lcm_env / "daemon.pid").exists()  # autostart is off
+
+
+def test_set_daemon_port_on_the_command_line_reaches_the_hook(env: dict[str, str], lcm_env: Path,
+                                                               tmp_path: Path) -> None:
+    """``lcm --set daemon.port=N hook EVENT`` (the full command line, not the agents' fast path) calls the
+    daemon on N, not on the port the environment or the config files give."""
+    port = free_port()
+    ensure_token(lcm_env)  # a daemon ran once: the hook tries the port (it is down now)
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path)})
+    result = subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", "--set", f"daemon.port={port}",
+                             "hook", "Stop"], input=payload.encode(), env=env, capture_output=True, timeout=60)
+    assert result.returncode == 0
+    assert f"127.0.0.1:{port} unreachable".encode() in result.stderr, result.stderr
+    assert not (lcm_env / "daemon.pid").exists()  # daemon.autostart = false still holds
 
 
 def test_codex_payload_is_tagged(env: dict[str, str], lcm_env: Path, tmp_path: Path) -> None:
