@@ -81,7 +81,9 @@ def stop(home: Path, port: int, *, wait_s: float = 35.0) -> bool:
     """SIGTERM the daemon and wait for it to drain and exit; False when none was running."""
     pid = read_pid(home, port)
     if pid is None or not pid_alive(pid):
-        pid_path(home).unlink(missing_ok=True)
+        owner = read_pid(home)
+        if owner is None or not pid_alive(owner):  # absent, unreadable or stale; never a live daemon's on
+            pid_path(home).unlink(missing_ok=True)  # another port
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_s

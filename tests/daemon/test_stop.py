@@ -1,0 +1,34 @@
+"""``lcm daemon stop`` stops the daemon of its port and leaves another port's daemon, pid file included."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import OFFLINE_ENV
+from tests.daemon.support import DaemonProcess, free_port
+
+
+def _stop(home: Path, port: int) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", "--set", f"daemon.port={port}", "daemon",
+                           "stop"], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_stop_for_another_port_keeps_the_running_daemons_pid_file(lcm_env: Path) -> None:
+    daemon = DaemonProcess(lcm_env, free_port()).start()
+    try:
+        pid_file = lcm_env / "daemon.pid"
+        recorded = pid_file.read_text()
+        other = _stop(lcm_env, free_port())
+        assert other.returncode == 0 and "not running" in other.stdout + other.stderr
+        assert pid_file.read_text() == recorded  # the running daemon can still be found and stopped
+        assert daemon.process is not None and daemon.process.poll() is None
+        mine = _stop(lcm_env, daemon.port)
+        assert mine.returncode == 0
+        assert daemon.process.wait(30) == 0
+        assert not pid_file.exists()
+    finally:
+        daemon.kill()
