@@ -1,7 +1,8 @@
 """Sub-agent runs: what linking them costs at import, and what a hook pays for a session's sub-agent files.
 
 Data: one Claude Code session that starts R runs (``subagents/agent-<id>.jsonl``, 40 turns each;
-``--quick``: fewer). Baselines measured in the same run on the same records:
+``--quick``: fewer), each after 25 turns of the session's own work (so the parent grows with R, as a
+long session that starts many runs does). Baselines measured in the same run on the same records:
 
 * import: the same files written as R + 1 plain sessions (no sidechain marks, no agent ids, no
   ``Agent`` calls to match), so the same bytes, records and messages are imported with nothing to link;
@@ -27,6 +28,8 @@ from lcm_framework.plugins import build_plugins
 from tests.ingest.subagent_layouts import SESSION, Chain, parent_session, project_dir, write_jsonl
 
 TURNS = 40
+WORK = 25
+"""The parent's own turns (a file read and its result) before each call."""
 
 
 def _run(aid: str, n: int) -> list[dict[str, Any]]:
@@ -47,7 +50,7 @@ def write_linked(root: Path, runs: int) -> Path:
     ids = [f"a{n:06x}" for n in range(runs)]
     session = write_jsonl(folder / f"{SESSION}.jsonl",
                           parent_session([(f"toolu_task_{a}", f"Survey part {a} of the repository", a) for a in ids],
-                                         tool="Agent"))
+                                         tool="Agent", work=WORK))
     for n, aid in enumerate(ids):
         write_jsonl(folder / SESSION / "subagents" / f"agent-{aid}.jsonl", _run(aid, n))
     return session
@@ -57,7 +60,7 @@ def write_plain(root: Path, runs: int) -> Path:
     """The same records as plain sessions: every file its own session id, nothing marked or linked."""
     folder = project_dir(root)
     parent = [{**r, "message": {**r["message"], "content": _unlinked(r["message"]["content"])}}
-              for r in parent_session([(f"toolu_task_{n}", f"Survey part {n}", None) for n in range(runs)])]
+              for r in parent_session([(f"toolu_task_{n}", f"Survey part {n}", None) for n in range(runs)], work=WORK)]
     session = write_jsonl(folder / f"{SESSION}.jsonl", parent)
     for n in range(runs):
         sid = f"{n:08x}-0000-4000-8000-000000000000"
@@ -137,7 +140,8 @@ def main(quick: bool) -> None:
         _import_once(tmp, "warm-up", write_plain, 2)  # imports, plugins and the scrubber, once
         got = _imports(tmp, runs, reps)
         (linked, linked_cpu, messages, links), (plain, plain_cpu, plain_messages, _) = got["linked"], got["plain"]
-        print(f"import, {runs} runs of {2 * TURNS + 2} messages + their session ({messages} messages), "
+        print(f"import, {runs} runs of {2 * TURNS + 2} messages + their session of {2 * WORK} own messages per "
+              f"run ({messages} messages), "
               f"median of {reps}, interleaved:")
         print(f"  baseline, the same records as plain sessions ({plain_messages} messages): "
               f"{plain:.3f} s wall, {plain_cpu:.3f} s CPU")

@@ -22,7 +22,7 @@ from ..storage.contracts import Repositories
 from ..storage.models import Checkpoint, FormatIdentity, Message, NativeRecordInput, NewMessage
 from ..transcripts.reader import MAX_LINK_SOURCE_ORDINAL
 from .errors import IngestError, MessageMismatchError
-from .links import SpawnOf, link_spawns, record_run
+from .links import SpawnIndex, SpawnOf, link_spawns, record_run
 from .runs import Run
 
 
@@ -66,6 +66,7 @@ class BatchTarget:
     main: Run
     run_of: Callable[[str], Run]
     spawn_of: SpawnOf | None = None
+    spawn_index: SpawnIndex = field(default_factory=SpawnIndex)
 
 
 @dataclass
@@ -150,7 +151,7 @@ def _store_messages(
             outcome.runs[run.session_id] = (conv_id, new)
         outcome.new_messages += new
         ids.update((ordinal, by_seq[msg.seq]) for ordinal, msg in wanted if msg.seq is not None)
-        record_run(repos, conv_id, run, [msg for _o, msg in wanted], target.spawn_of)
+        record_run(repos, conv_id, run, [msg for _o, msg in wanted], target.spawn_of, target.spawn_index)
         link_spawns(repos, run.session_id, conv_id, [(by_seq[m.seq], m) for _o, m in wanted if m.seq is not None],
                     target.spawn_of)
     return ids

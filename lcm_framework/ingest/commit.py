@@ -10,7 +10,7 @@ from ..storage.contracts import ProjectStorage, Repositories
 from ..storage.models import Checkpoint, FormatIdentity
 from .batch import Accepted, BatchOutcome, BatchTarget, Quarantined, StaleKeySet, write_batch
 from .errors import IngestError
-from .links import SpawnOf, known_spawns
+from .links import SpawnIndex, SpawnOf, known_spawns
 from .runs import Run, Runs
 from .source import BoundSource
 from .state import CheckpointState
@@ -25,11 +25,11 @@ class BatchCommitter:
 
     def __init__(self, storage: ProjectStorage, *, key: str, src: BoundSource, session_id: str,
                  fmt: FormatIdentity, scrubber_version: str, key_version: int, main: Run, runs: Runs,
-                 spawn_of: SpawnOf | None, expected: Checkpoint | None, base: Checkpoint | None,
-                 conversation_id: int | None) -> None:
+                 spawn_of: SpawnOf | None, spawn_index: SpawnIndex, expected: Checkpoint | None,
+                 base: Checkpoint | None, conversation_id: int | None) -> None:
         self.storage, self.key, self.src, self.session_id, self.fmt = storage, key, src, session_id, fmt
         self.scrubber_version, self.key_version = scrubber_version, key_version
-        self.main, self.runs, self.spawn_of = main, runs, spawn_of
+        self.main, self.runs, self.spawn_of, self.spawn_index = main, runs, spawn_of, spawn_index
         self.expected, self.base, self.conversation_id = expected, base, conversation_id
         self.stored_keys: set[str] | None = None
 
@@ -62,10 +62,9 @@ class BatchCommitter:
         while True:
             target = BatchTarget(self.key, self.src.locator, self.session_id, self.fmt, self.scrubber_version,
                                  expected, checkpoint, self.conversation_id, self.main, self.runs.run,
-                                 spawn_of)
+                                 spawn_of, self.spawn_index)
             try:
-                outcome = _transaction(self.storage, lambda repos, t=target: write_batch(
-                    repos, accepted, t, self.stored_keys))
+                outcome = self._write(accepted, target)
             except StaleKeySet:
                 self.stored_keys = {r.ingest_key for r in self.storage.native_transcripts.list_by_source(
                     self.src.locator)}
@@ -81,6 +80,13 @@ class BatchCommitter:
         if self.stored_keys is not None:
             self.stored_keys.update(a.ingest_key for a in accepted)
         return outcome
+
+    def _write(self, accepted: list[Accepted], target: BatchTarget) -> BatchOutcome:
+        try:
+            return _transaction(self.storage, lambda repos: write_batch(repos, accepted, target, self.stored_keys))
+        except BaseException:
+            self.spawn_index.forget()  # it may hold messages the rollback took back
+            raise
 
     def _prepare(self, accepted: list[Accepted]) -> SpawnOf | None:
         """Work done before the transaction takes the write lock: the backend encodes the records not stored

@@ -13,6 +13,7 @@ from ..config import Config, load_config
 from ..storage.contracts import ProjectStorage
 from ..storage.models import ProjectRef
 from ..transcripts.contracts import TranscriptFormat
+from .links import SpawnIndex
 from .quarantine import QuarantineStore
 from .report import ProgressEvent
 from .state import ReplayCache
@@ -63,6 +64,7 @@ class RunContext:
         self._projects: dict[str, ProjectStorage | None] = {}
         self._scrubbers = caches.scrubbers
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
+        self._spawn_indexes: dict[str, SpawnIndex] = {}
         self._known_projects: set[str] | None = None
 
     def project_ref(self, root: Path) -> ProjectRef:
@@ -76,6 +78,10 @@ class RunContext:
             else:
                 self._projects[ref.project_id] = self._stack.enter_context(self.app.project(ref.root))
         return self._projects[ref.project_id]
+
+    def spawn_index(self, ref: ProjectRef) -> SpawnIndex:
+        """The project's spawns read so far in this run (see ``links.SpawnIndex``)."""
+        return self._spawn_indexes.setdefault(ref.project_id, SpawnIndex())
 
     def _exists(self, ref: ProjectRef) -> bool:
         if self._known_projects is None:

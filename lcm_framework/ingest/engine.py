@@ -204,7 +204,8 @@ class _FileImport:
             self.committer = BatchCommitter(
                 storage, key=key, src=src, session_id=session_id, fmt=fmt.identity,
                 scrubber_version=scrubber.version, key_version=keys.version, main=main, runs=runs,
-                spawn_of=fmt.spawn if isinstance(fmt, SubagentFormat) else None, expected=cp,
+                spawn_of=fmt.spawn if isinstance(fmt, SubagentFormat) else None,
+                spawn_index=ctx.spawn_index(ref), expected=cp,
                 base=cp if point.resumed else None, conversation_id=conversation_id)
         self.expected = cp
         processor = RecordProcessor(fmt, scrubber, runs, keys, src.locator, point.counters)

@@ -5,10 +5,11 @@ stored: the parent session, the run's agent id, the call when its file names
 it, and the SHA-256 of its first user message (the prompt it was given). The
 parent message holding the call is found through the format's ``spawn``: that
 call, else a call whose prompt has that digest, or a result naming that agent
-id. A link is complete once it names the parent message. When the run arrives after its parent, the parent's stored
-messages are searched once; when the parent's call arrives later, the
-batch that stores it completes the links still waiting for it. Everything
-happens inside the batch's transaction.
+id. A link is complete once it names the parent message. When the run arrives after its parent, the spawns
+among the parent's stored messages are looked up in a ``SpawnIndex``, which
+reads each parent message once per import run however many runs it started;
+when the parent's call arrives later, the batch that stores it completes the
+links still waiting for it. Everything happens inside the batch's transaction.
 """
 
 from __future__ import annotations
@@ -39,8 +40,35 @@ def _complete(repos: Repositories, link: SubagentLink, spawn: Spawn, conversatio
         agent_type=link.agent_type or spawn.agent_type))
 
 
+class SpawnIndex:
+    """The spawns among each parent conversation's stored messages, kept for one import run: a lookup reads
+    only the messages stored since the previous one (a conversation's messages are appended in seq order).
+
+    What it holds may come from a transaction that rolled back: ``forget`` it then.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[int, tuple[int, list[tuple[int, Spawn]]]] = {}
+        """conversation id -> (seq of the next message to read, its ``(message id, spawn)`` so far)."""
+
+    def spawns(self, repos: Repositories, conversation_id: int, spawn_of: SpawnOf) -> list[tuple[int, Spawn]]:
+        """The ``(message id, spawn)`` pairs of the conversation's stored messages, in seq order."""
+        next_seq, found = self._read.get(conversation_id, (0, []))
+        stored = repos.conversations.list_messages(conversation_id, after_seq=next_seq - 1 if next_seq else None)
+        if stored:
+            parts = repos.conversations.list_parts([m.message_id for m in stored])
+            found = found + [(message.message_id, spawn) for message in stored
+                             for part in parts.get(message.message_id, []) if (spawn := spawn_of(part)) is not None]
+            next_seq = stored[-1].seq + 1
+        self._read[conversation_id] = (next_seq, found)
+        return found
+
+    def forget(self) -> None:
+        self._read.clear()
+
+
 def record_run(repos: Repositories, conversation_id: int, run: Run, messages: Sequence[NewMessage],
-               spawn_of: SpawnOf | None) -> None:
+               spawn_of: SpawnOf | None, index: SpawnIndex) -> None:
     """Store the link of a run's conversation the first time it gets messages (``messages`` are this batch's,
     in seq order), then look for the call that started it among the parent's stored messages."""
     if run.link is None or repos.conversations.get_subagent_link(conversation_id) is not None:
@@ -53,14 +81,10 @@ def record_run(repos: Repositories, conversation_id: int, run: Run, messages: Se
         return
     taken = _taken(repos.conversations.list_subagent_links(parent_session_id=link.parent_session_id))
     for parent in repos.conversations.find_conversations(link.parent_session_id):
-        stored = repos.conversations.list_messages(parent.conversation_id)
-        parts = repos.conversations.list_parts([m.message_id for m in stored])
-        for message in stored:
-            for part in parts.get(message.message_id, []):
-                spawn = spawn_of(part)
-                if spawn is not None and spawn.tool_call_id not in taken and _matches(link, spawn):
-                    _complete(repos, link, spawn, parent.conversation_id, message.message_id)
-                    return
+        for message_id, spawn in index.spawns(repos, parent.conversation_id, spawn_of):
+            if spawn.tool_call_id not in taken and _matches(link, spawn):
+                _complete(repos, link, spawn, parent.conversation_id, message_id)
+                return
 
 
 def link_spawns(repos: Repositories, parent_session_id: str, conversation_id: int,

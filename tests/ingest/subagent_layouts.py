@@ -71,11 +71,17 @@ def run_records(chain: Chain, prompt: str, finding: str, n: int = 0, turns: int 
     return chain.records
 
 
-def parent_session(calls: list[tuple[str, str, str | None]], *, tool: str = "Task") -> list[dict[str, Any]]:
-    """A main thread starting one run per ``(call id, prompt, agent id named in the result or None)``."""
+def parent_session(calls: list[tuple[str, str, str | None]], *, tool: str = "Task",
+                   work: int = 0) -> list[dict[str, Any]]:
+    """A main thread starting one run per ``(call id, prompt, agent id named in the result or None)``,
+    each call after ``work`` turns of its own (a file read and its result)."""
     chain = Chain()
     chain.add("user", "please survey the repository")
-    for call_id, prompt, _aid in calls:
+    for n, (call_id, prompt, _aid) in enumerate(calls):
+        for turn in range(work):
+            read = f"toolu_read_{n}_{turn}"
+            chain.add("assistant", [{"type": "tool_use", "id": read, "name": "Read", "input": {"path": f"f{turn}.py"}}])
+            chain.add("user", [{"type": "tool_result", "tool_use_id": read, "content": f"def f{turn}(): return {n}"}])
         task_call(chain, call_id, prompt, tool=tool)
     report = " ".join(f"Module {k} was read; its handlers retry with backoff and log each attempt." for k in range(40))
     for call_id, _prompt, aid in calls:

@@ -19,12 +19,14 @@ from tests.conftest import CLAUDE_SESSIONS, run_lcm, shared_testdata
 from .subagent_layouts import (
     CWD,
     SESSION,
+    Chain,
     codex_pair,
     current_layout,
     in_file_sidechains,
     older_layout,
     parent_session,
     project_dir,
+    run_records,
     write_jsonl,
 )
 from .support import make_app
@@ -140,6 +142,37 @@ def test_a_parent_imported_after_its_run_completes_the_link(tmp_path: Path) -> N
             assert {link.tool_call_id for link in links} == {f"toolu_task_{aid}" for aid in FINDINGS}
             assert all(link.tool_call_id in _calls(st, link) for link in links)
             assert verify(st).ok
+    finally:
+        app.close()
+
+
+def test_each_parent_message_is_read_once_however_many_runs_it_started(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long session with many runs: finding each run's call reads the parent's stored parts once in all,
+    not once per run (which made linking quadratic in the session's length)."""
+    runs, work = 20, 15
+    calls = [(f"toolu_task_{aid}", f"Survey part {aid}", aid) for aid in (f"a{n:06x}" for n in range(runs))]
+    folder = project_dir(tmp_path / "claude")
+    write_jsonl(folder / f"{SESSION}.jsonl", parent_session(calls, tool="Agent", work=work))
+    for n, (_call, prompt, aid) in enumerate(calls):
+        write_jsonl(folder / SESSION / "subagents" / f"agent-{aid}.jsonl",
+                    run_records(Chain(sidechain=True, agent_id=aid, start=100 * (n + 1)), prompt, f"part {n}", n))
+    app = make_app(tmp_path / "here")
+    fmt = app.plugins.formats()["claude-code/claude-jsonl/v1"]
+    asked = []
+    spawn = type(fmt).spawn
+    monkeypatch.setattr(type(fmt), "spawn", lambda self, part: asked.append(part) or spawn(self, part))
+    try:
+        report = import_sources(app, [folder], workers=1)
+        assert report.errors == []
+        with app.project(CWD) as st:
+            links = st.conversations.list_subagent_links()
+            assert len(links) == runs and all(link.parent_message_id is not None for link in links)
+            parts = sum(len(v) for c in st.conversations.list_conversations()
+                        for v in st.conversations.list_parts(
+                            [m.message_id for m in st.conversations.list_messages(c.conversation_id)]).values())
+        assert parts > 2 * runs * work  # the parent is the bulk of what is stored
+        assert len(asked) <= 2 * parts  # each stored part: once as it is stored, at most once as a parent's
     finally:
         app.close()
 
