@@ -4,7 +4,9 @@ Fragments: a ``.jsonl``/``.ndjson`` file is scanned record by record (one
 line each, the unit LCM scrubs); any other file in chunks of about 100 KB
 that end at a line break. Binary files (a NUL byte in the first 8 KB) are
 skipped; symbolic links and ``.git`` directories are not followed. A line
-longer than 10 MiB is scanned in pieces, so memory stays bounded.
+longer than 10 MiB is scanned in pieces, so memory stays bounded. As gitleaks
+does, a generic rule's finding is not reported when another rule's secret on
+the same line holds its secret (the more specific rule names it).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from lcm_framework.plugin_api import LcmError
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.scrub import Scrubber
+    from lcm_framework.plugin_api.scrub import Finding, Scrubber
 
 CHUNK = 100_000
 MAX_PIECE = 10 * 1024 * 1024  # a longer line is scanned in pieces (memory stays bounded)
@@ -88,8 +90,23 @@ def scan_paths(scrubber: Scrubber, paths: Sequence[Path]) -> ScanReport:
                 by_line = path.suffix.lower() in LINE_FORMATS
                 for first_line, data in _fragments(fp, by_line):
                     report.bytes += len(data)
-                    for f in scrubber.scan_bytes(data, str(path)):
+                    for f in _reported(scrubber.scan_bytes(data, str(path)), data):
                         report.findings.append(FileFinding(f.rule_id, path, first_line + f.line - 1, f.column))
         except OSError as exc:
             raise LcmError(f"{path}: cannot read ({type(exc).__name__})") from None
     return report
+
+
+def _generic(finding: Finding) -> bool:
+    return "generic" in finding.rule_id.lower()
+
+
+def _reported(findings: list[Finding], data: bytes) -> list[Finding]:
+    """``findings`` less each generic rule's finding whose secret a specific rule's secret on the same
+    line holds (gitleaks' report filter)."""
+    specific = [f for f in findings if not _generic(f)]
+    if not specific or len(specific) == len(findings):
+        return findings
+    text = data.decode("utf-8", "replace")  # findings count characters
+    return [f for f in findings if not _generic(f) or not any(
+        s.line == f.line and text[f.start:f.end] in text[s.start:s.end] for s in specific)]
