@@ -10,10 +10,11 @@ Figures, all from the same run:
   runs it in-process (keyword prefilter, entropy, allowlists, line/column
   reporting); target: at least 8x the naive rate;
 - ``lcm sensitive scan DIR`` with the built-in pack (the default rules);
-- the gitleaks binary (``$GITLEAKS_BIN``, else ``gitleaks`` on PATH) running
-  ``gitleaks dir --config gitleaks.toml`` with its own rules on the same
-  files, when one is installed (its CPU time is the child's user + system
-  time); target: the built-in scan at least 1.5x gitleaks' rate;
+- the gitleaks binary (``$GITLEAKS_BIN``, else ``gitleaks`` on PATH, else
+  Debian's build fetched once into ``.cache/tools``) running ``gitleaks dir
+  --config gitleaks.toml`` with its own rules on the same files (its CPU
+  time is the child's user + system time); target: the built-in scan at
+  least 1.5x gitleaks' rate;
 - for the import pipeline: ``Scrubber.scrub_record`` over the parsed records
   with the built-in pack (recursive redaction, canonical JSON, residual scan,
   SHA-256) and with the upstream rules, both protected by the formats'
@@ -27,9 +28,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import resource
-import shutil
 import subprocess
 import tempfile
 import time
@@ -82,7 +81,14 @@ class _Timer:
 
 
 def gitleaks_binary() -> str | None:
-    return os.environ.get("GITLEAKS_BIN") or shutil.which("gitleaks")
+    """``$GITLEAKS_BIN``, a ``gitleaks`` on PATH, else Debian's build (``tests/scrub/gitleaks_binary.py``)."""
+    from tests.scrub.gitleaks_binary import GitleaksUnavailable, ensure_gitleaks
+
+    try:
+        return str(ensure_gitleaks())
+    except GitleaksUnavailable as exc:
+        print(f"gitleaks: {exc}")
+        return None
 
 
 def run_gitleaks(binary: str, target: Path, size: int) -> float | None:

@@ -198,6 +198,7 @@ case("shippo-api-token", "SHIPPO={}", lambda g: "shippo_live_" + g.of(HEX, 40))
 case("plaid-access-token", "PLAID={}", lambda g: f"access-sandbox-{g.of(HEX, 8)}-{g.of(HEX, 4)}-{g.of(HEX, 4)}-"
      f"{g.of(HEX, 4)}-{g.of(HEX, 12)}")
 case("flutterwave-key", "FLW={}", lambda g: f"FLWSECK_TEST-{g.of(HEX, 32)}-X")
+case("flutterwave-encryption-key", "FLW_ENCRYPTION_KEY={}", lambda g: f"FLWSECK_TEST-{g.of(HEX, 12)}")
 case("easypost-api-token", "EASYPOST={}", lambda g: "EZAK" + g.of(B62, 54))
 case("duffel-api-token", "DUFFEL={}", lambda g: "duffel_test_" + g.of(URLSAFE, 43))
 case("lob-api-key", "LOB={}", lambda g: "live_" + g.of(HEX, 35))

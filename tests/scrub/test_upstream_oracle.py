@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -62,22 +63,31 @@ def upstream(upstream_pack: RulePack) -> Scrubber:
     return scrubber_from_packs([upstream_pack])
 
 
-@pytest.fixture(autouse=True)
-def _fixed_constants(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@contextmanager
+def fixed_constants() -> Iterator[None]:
     """No constants from whatever project modules are loaded: the draws depend on the seed alone.
 
     A private hook of hypothesis (there is no setting for it); if a release drops it, nothing is patched
-    and the test still runs, only with order-dependent draws again.
+    and the draws depend on the order of the tests again.
     """
     from hypothesis.internal.conjecture import providers
 
     if not (hasattr(providers, "_get_local_constants") and hasattr(providers, "CONSTANTS_CACHE")):
         yield
         return
-    monkeypatch.setattr(providers, "_get_local_constants", providers.Constants)
-    providers.CONSTANTS_CACHE.cache.clear()  # choices cached by earlier tests hold their constants
-    yield
-    providers.CONSTANTS_CACHE.cache.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(providers, "_get_local_constants", providers.Constants)
+        providers.CONSTANTS_CACHE.cache.clear()  # choices cached by earlier tests hold their constants
+        try:
+            yield
+        finally:
+            providers.CONSTANTS_CACHE.cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fixed_constants() -> Iterator[None]:
+    with fixed_constants():
+        yield
 
 
 @pytest.fixture(scope="module")
