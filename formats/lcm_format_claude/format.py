@@ -243,7 +243,7 @@ class ClaudeCodeFormat:
                 return None
             return Spawn(part.tool_call_id, prompt_sha256=prompt_sha256(prompt),
                          agent_type=_str(arguments.get("subagent_type")))
-        if part.kind is PartKind.TOOL_RESULT:
+        if part.kind is PartKind.TOOL_RESULT and "agentId: " in part.text:  # a substring test is ~50x a search
             named = AGENT_IN_RESULT.search(part.text)
             if named is not None:
                 return Spawn(part.tool_call_id, agent_id=named.group(1))

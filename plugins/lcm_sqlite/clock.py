@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _lock = threading.Lock()
 _last = 0
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def now_us() -> int:
@@ -23,7 +24,7 @@ def to_us(value: datetime) -> int:
     """A datetime as epoch microseconds; naive values are taken as UTC."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    delta = value - datetime(1970, 1, 1, tzinfo=UTC)
+    delta = value - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
@@ -32,7 +33,7 @@ def opt_us(value: datetime | None) -> int | None:
 
 
 def from_us(value: int) -> datetime:
-    return datetime.fromtimestamp(value // 1_000_000, tz=UTC).replace(microsecond=value % 1_000_000)
+    return _EPOCH + timedelta(microseconds=value)
 
 
 def opt_dt(value: int | None) -> datetime | None:
