@@ -54,16 +54,24 @@ def ensure_token(home: Path) -> str:
     return read_token(home) or token
 
 
-def read_pid(home: Path, port: int | None = None) -> int | None:
-    """The pid in the pid file (``pid port``); ``None`` when absent or, given ``port``, for another port."""
+def read_pid_file(home: Path) -> tuple[int, int | None] | None:
+    """``(pid, port)`` from the pid file (port ``None`` in a file that names none); ``None`` when absent
+    or unreadable."""
     try:
         fields = pid_path(home).read_text(encoding="utf-8").split()
         pid = int(fields[0])
-        if port is not None and len(fields) > 1 and int(fields[1]) != port:
-            return None
+        port = int(fields[1]) if len(fields) > 1 else None
     except (OSError, ValueError, IndexError):
         return None
-    return pid if pid > 0 else None
+    return (pid, port) if pid > 0 else None
+
+
+def read_pid(home: Path, port: int | None = None) -> int | None:
+    """The pid in the pid file (``pid port``); ``None`` when absent or, given ``port``, for another port."""
+    recorded = read_pid_file(home)
+    if recorded is None or (port is not None and recorded[1] is not None and recorded[1] != port):
+        return None
+    return recorded[0]
 
 
 def pid_alive(pid: int) -> bool:

@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .client import DaemonClient
-from .files import log_path, pid_alive, pid_path, read_pid
+from .client import DaemonClient, DaemonRequestError, DaemonUnavailable
+from .files import log_path, pid_alive, pid_path, read_pid, read_pid_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,26 @@ def state(home: Path, port: int, *, timeout_s: float = 1.0) -> DaemonState:
     alive = pid is not None and pid_alive(pid)
     healthy = DaemonClient.for_home(home, port, timeout_s=timeout_s).alive()
     return DaemonState(running=alive or healthy, healthy=healthy, pid=pid if alive else None, port=port)
+
+
+def another_daemon(home: Path, port: int) -> str | None:
+    """Why no daemon of ``home`` may start on ``port`` (``None``: nothing stops it). One daemon per
+    ``LCM_HOME``: a second one, on another port, would take over the pid file and hide the first from
+    ``lcm daemon stop``."""
+    recorded = read_pid_file(home)
+    if recorded is None:
+        return None
+    pid, other_port = recorded
+    if other_port is None or other_port == port or not pid_alive(pid):
+        return None
+    try:
+        answered = DaemonClient.for_home(home, other_port, timeout_s=2.0).health().get("pid")
+    except (DaemonUnavailable, DaemonRequestError):
+        return None  # a stale pid file whose pid another process now has
+    if answered != pid:
+        return None
+    return (f"a daemon of this LCM_HOME already runs on port {other_port} (pid {pid}): use that port, "
+            f"or stop it first (lcm --set daemon.port={other_port} daemon stop)")
 
 
 def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
@@ -64,6 +84,9 @@ def start_background(home: Path, port: int, *, wait_s: float = 15.0) -> DaemonSt
     current = state(home, port)
     if current.healthy:
         return current
+    refusal = another_daemon(home, port)
+    if refusal is not None:
+        raise RuntimeError(refusal)
     process = spawn(home, port)
     client = DaemonClient.for_home(home, port, timeout_s=0.5)
     deadline = time.monotonic() + wait_s

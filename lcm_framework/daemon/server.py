@@ -31,6 +31,7 @@ from ..errors import (
 from ..recall.refs import RecallNotFoundError
 from .bodies import BadRequest
 from .files import ensure_token, log_path, pid_path
+from .lifecycle import another_daemon
 from .routes import routes
 from .service import DaemonService
 
@@ -141,6 +142,10 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     os.chmod(log_path(home), 0o600)
     port = int(config.get("daemon.port"))
     sock = bind_loopback(port)  # before the pid file: a second daemon on the same port exits here
+    refusal = another_daemon(home, port)
+    if refusal is not None:
+        sock.close()
+        raise LcmError(refusal)
     service = DaemonService(config, plugins, overrides)
     server = uvicorn.Server(uvicorn.Config(
         build_app(service, token), host="127.0.0.1", port=port, log_level="warning", access_log=False,
