@@ -1,6 +1,7 @@
 """The real gitleaks binary, for the differential test and ``./dev bench scrub``.
 
-``$GITLEAKS_BIN`` or a ``gitleaks`` on PATH is used as it is. Otherwise Debian's build is fetched once
+``$GITLEAKS_BIN`` or a ``gitleaks`` on PATH is used when it has ``gitleaks dir`` (8.19 and later; an older
+one given by ``$GITLEAKS_BIN`` is an error, one on PATH is passed over). Otherwise Debian's build is fetched once
 into ``.cache/tools`` (``LCM_TOOLS_CACHE`` moves it): the package index of Debian unstable over HTTPS
 names the current ``gitleaks`` package and its SHA-256, the ``.deb`` is checked against it, and the
 binary is taken out of the package's ``data.tar.xz`` (a ``.deb`` is an ``ar`` archive; no dpkg needed).
@@ -41,10 +42,17 @@ def cache_dir() -> Path:
 
 
 def ensure_gitleaks() -> Path:
-    """A runnable gitleaks binary: the one configured or on PATH, else Debian's, fetched once."""
-    given = os.environ.get("GITLEAKS_BIN") or shutil.which("gitleaks")
+    """A runnable gitleaks binary with ``gitleaks dir``: ``$GITLEAKS_BIN``, else the one on PATH, else
+    Debian's, fetched once (also when the one on PATH is older than ``dir``, gitleaks 8.19)."""
+    given = os.environ.get("GITLEAKS_BIN")
     if given:
+        problem = _unusable(Path(given))
+        if problem:
+            raise GitleaksUnavailable(f"GITLEAKS_BIN={given}: {problem}")
         return Path(given)
+    on_path = shutil.which("gitleaks")
+    if on_path and not _unusable(Path(on_path)):
+        return Path(on_path)
     root = cache_dir()
     root.mkdir(parents=True, exist_ok=True)
     binary = root / "gitleaks"
@@ -53,6 +61,15 @@ def ensure_gitleaks() -> Path:
         if not binary.exists():
             _fetch(binary)
     return binary
+
+
+def _unusable(binary: Path) -> str | None:
+    """Why ``binary`` cannot run ``gitleaks dir`` here (None: it can)."""
+    try:
+        done = subprocess.run([str(binary), "dir", "--help"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"does not run ({exc})"
+    return None if done.returncode == 0 else f"has no 'dir' command: {done.stderr.strip()[:200]}"
 
 
 def _get(url: str) -> bytes:
@@ -102,10 +119,9 @@ def _fetch(binary: Path) -> None:
         partial = binary.with_suffix(".part")
         partial.write_bytes(member.read())
     partial.chmod(0o755)
-    done = subprocess.run([str(partial), "dir", "--help"], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise GitleaksUnavailable(f"Debian's gitleaks {package.get('Version')} does not run here or has no "
-                                  f"'dir' command: {done.stderr.strip()[:200]}")
+    problem = _unusable(partial)
+    if problem:
+        raise GitleaksUnavailable(f"Debian's gitleaks {package.get('Version')}: {problem}")
     partial.replace(binary)
     (binary.parent / "gitleaks.version").write_text(package.get("Version", "?") + "\n")
 
