@@ -3,7 +3,8 @@
 Everything is read through the storage contracts (conversations, summaries,
 promoted memory, native transcripts), page by page, so memory stays bounded
 by one page. A finding names the rule, the kind of record, its id, the field
-and the line/column of the match; never the secret.
+and the line/column of the match; never the secret. As in ``scan`` (and gitleaks), a generic rule's
+finding gives way to a specific rule's on the same line whose secret holds it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from .scan import reported
 
 if TYPE_CHECKING:
     from lcm_framework.plugin_api.scrub import Scrubber
@@ -72,6 +75,7 @@ def audit_project(storage: ProjectStorage, scrubber: Scrubber) -> AuditReport:
         if not text:
             continue
         report.findings.extend(
-            AuditFinding(f.rule_id, kind, record_id, name, f.line, f.column) for f in scrubber.findings(text)
+            AuditFinding(f.rule_id, kind, record_id, name, f.line, f.column)
+            for f in reported(scrubber.findings(text), text)
         )
     return report

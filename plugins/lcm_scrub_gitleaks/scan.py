@@ -90,7 +90,7 @@ def scan_paths(scrubber: Scrubber, paths: Sequence[Path]) -> ScanReport:
                 by_line = path.suffix.lower() in LINE_FORMATS
                 for first_line, data in _fragments(fp, by_line):
                     report.bytes += len(data)
-                    for f in _reported(scrubber.scan_bytes(data, str(path)), data):
+                    for f in reported(scrubber.scan_bytes(data, str(path)), data):
                         report.findings.append(FileFinding(f.rule_id, path, first_line + f.line - 1, f.column))
         except OSError as exc:
             raise LcmError(f"{path}: cannot read ({type(exc).__name__})") from None
@@ -101,12 +101,12 @@ def _generic(finding: Finding) -> bool:
     return "generic" in finding.rule_id.lower()
 
 
-def _reported(findings: list[Finding], data: bytes) -> list[Finding]:
-    """``findings`` less each generic rule's finding whose secret a specific rule's secret on the same
-    line holds (gitleaks' report filter)."""
+def reported(findings: list[Finding], text: str | bytes) -> list[Finding]:
+    """The findings of ``text`` as gitleaks reports them: less each generic rule's finding whose secret a
+    specific rule's secret on the same line holds (its report filter)."""
     specific = [f for f in findings if not _generic(f)]
     if not specific or len(specific) == len(findings):
         return findings
-    text = data.decode("utf-8", "replace")  # findings count characters
+    chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text  # findings count characters
     return [f for f in findings if not _generic(f) or not any(
-        s.line == f.line and text[f.start:f.end] in text[s.start:s.end] for s in specific)]
+        s.line == f.line and chars[f.start:f.end] in chars[s.start:s.end] for s in specific)]
