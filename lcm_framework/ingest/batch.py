@@ -65,8 +65,8 @@ class BatchTarget:
     conversation_id: int | None
     main: Run
     run_of: Callable[[str], Run]
-    spawn_of: SpawnOf | None = None
-    spawn_index: SpawnIndex = field(default_factory=SpawnIndex)
+    spawn_of: SpawnOf | None
+    spawn_index: SpawnIndex
 
 
 @dataclass
