@@ -104,7 +104,7 @@ def add_options(parser: argparse.ArgumentParser, arguments: Sequence[Argument],
         if arg.kind is bool:
             flag = arg.flag or (f"--no-{dashed}" if arg.default else f"--{dashed}")
             parser.add_argument(flag, dest=arg.name, action="store_false" if arg.default else "store_true",
-                                default=None, help=arg.help)
+                                default=None, help=(arg.off_help or arg.help) if arg.default else arg.help)
         elif arg.required and arg.kind is str:
             parser.add_argument(arg.name, metavar=arg.name.upper(), help=arg.help)
         else:

@@ -73,6 +73,8 @@ class Argument:
 
     ``kind`` is str, int, float, bool or list (of text). ``flag`` names the CLI option when the derived one
     (``--name``, ``--no-name`` for a flag that defaults to true, a positional for a required text) does not fit.
+    ``off_help`` is the help of that ``--no-...`` option, which turns the argument off (``help`` says what
+    it does on, as the MCP schema shows it).
     """
 
     name: str
@@ -84,6 +86,7 @@ class Argument:
     minimum: float | None = None
     maximum: float | None = None
     flag: str = ""
+    off_help: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,9 @@ ALL_PROJECTS = Argument("all_projects", bool, "Look in every project under $LCM_
                         default=False)
 SUBAGENTS = Argument("include_subagents", bool, "Also search the conversations of sub-agent runs (Task/Agent "
                      "calls); false leaves them out. Their hits name the parent session and tool call.",
-                     default=True, flag="--no-subagents")
+                     default=True, flag="--no-subagents",
+                     off_help="Leave out the conversations of sub-agent runs (Task/Agent calls), which are "
+                              "searched by default.")
 
 GREP = (
     Argument("pattern", str, "Words (full_text), an RE2 regex, or a substring.", required=True),

@@ -38,3 +38,17 @@ def test_only_the_chosen_command_is_configured_but_all_are_listed() -> None:
     configured.clear()
     build_parser(COMMANDS, only="")
     assert configured == []
+
+
+def test_an_option_that_turns_a_default_true_argument_off_says_so() -> None:
+    from lcm_framework.capabilities import add_options
+    from lcm_framework.extensions import Argument
+
+    parser = argparse.ArgumentParser()
+    add_options(parser, [Argument("include_runs", bool, "Also search the runs.", default=True,
+                                  off_help="Leave the runs out."),
+                         Argument("verbose", bool, "Say more.", default=False)])
+    helps = {action.option_strings[0]: action.help for action in parser._actions if action.option_strings}
+    assert helps["--no-include-runs"] == "Leave the runs out."  # not "Also search the runs."
+    assert helps["--verbose"] == "Say more."
+    assert parser.parse_args(["--no-include-runs"]).include_runs is False
