@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_framework.plugin_api import CommandSpec, ConfigError
 from lcm_framework.plugin_api.output import print_json
-from lcm_framework.plugin_api.storage import storage_driver
 
 if TYPE_CHECKING:
     from lcm_framework.plugin_api.app import App
@@ -36,6 +35,8 @@ def _direct(app: App, domain: str) -> Iterator[tuple[Any, Any]]:
 @contextmanager
 def _backend_cursor(app: App, domain: str) -> Iterator[Any]:
     """A cursor in one transaction on the configured (verified) PostgreSQL backend."""
+    from lcm_framework.plugin_api.storage import storage_driver
+
     from .factory import PostgresBackendFactory
 
     factory = storage_driver(app.storage)
