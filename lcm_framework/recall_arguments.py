@@ -17,9 +17,11 @@ SUBAGENTS = Argument("include_subagents", bool, "Also search the conversations o
                               "searched by default.")
 
 GREP = (
-    Argument("pattern", str, "Words (full_text), an RE2 regex, or a substring.", required=True),
-    Argument("mode", str, "How pattern matches: full_text (words), regex (RE2 syntax) or substring.",
-             default="full_text", choices=("full_text", "regex", "substring")),
+    Argument("pattern", str, "The exact text to find (substring), the words to find (full_text) or a regex.",
+             required=True),
+    Argument("mode", str, "How pattern matches: substring (the exact text, case-sensitive), full_text (every "
+             "word, in any order and case, stemmed) or regex (the backend's syntax: RE2 on SQLite).",
+             default="substring", choices=("substring", "full_text", "regex")),
     Argument("scope", str, "What to search.", default="both", choices=("messages", "summaries", "both")),
     Argument("session", str, "Only this session id (or unique prefix)."),
     Argument("since", str, "Only items at or after this ISO date/time."),

@@ -117,14 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ..app import App
     from ..config import load_config, parse_overrides
+    from .output import safe_stdout, terminal_safe
 
     app: App | None = None
     try:
         config = load_config(project=args.project, overrides=parse_overrides(args.overrides), plugins=plugins)
         app = App(config, plugins)
-        return int(spec.run(args, app) or 0)
+        with safe_stdout():  # stored text is untrusted: no command prints a control character raw
+            return int(spec.run(args, app) or 0)
     except LcmError as exc:
-        print(f"lcm: error: {exc}", file=sys.stderr)
+        print(f"lcm: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("lcm: interrupted", file=sys.stderr)

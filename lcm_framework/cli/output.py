@@ -1,16 +1,82 @@
-"""Printing helpers shared by commands: a terminal progress bar and sizes; JSON and tables come from
-``lcm_framework.output`` (re-exported here for the commands)."""
+"""Printing helpers shared by commands: terminal-safe standard output, wrapping to the terminal's width, a
+progress bar and sizes; JSON, tables and ``terminal_safe`` come from ``lcm_framework.output`` (re-exported here
+for the commands)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 import time
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Iterator
+from typing import TextIO, cast
 
-from ..output import print_json, print_table
+from ..output import print_json, print_table, terminal_safe
 
-__all__ = ["Progress", "human_size", "print_json", "print_table"]
+__all__ = ["Progress", "TerminalSafeStream", "human_size", "print_json", "print_table", "safe_stdout",
+           "terminal_safe", "terminal_width", "wrapped"]
+
+
+class TerminalSafeStream(io.TextIOBase):
+    """A text stream that writes everything through ``terminal_safe``: stored transcript text is untrusted, so
+    no escape or control character a command prints reaches the terminal raw. JSON passes through as the
+    same document (the escapes are JSON's)."""
+
+    def __init__(self, raw: TextIO) -> None:
+        super().__init__()
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(terminal_safe(text))
+        return len(text)
+
+    def write_trusted(self, text: str) -> None:
+        """Write ``text`` as it is: only for control sequences a command builds itself (such as SGR colour
+        codes), never for stored text."""
+        self.raw.write(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.raw.encoding
+
+
+@contextlib.contextmanager
+def safe_stdout() -> Iterator[TerminalSafeStream]:
+    """``sys.stdout`` as a ``TerminalSafeStream`` for the duration (``lcm`` runs every command inside it)."""
+    original = sys.stdout
+    stream = TerminalSafeStream(original)
+    sys.stdout = cast(TextIO, stream)
+    try:
+        yield stream
+    finally:
+        sys.stdout = original
+
+
+def terminal_width() -> int:
+    """Columns to fit output into: the terminal's (or ``$COLUMNS``), 80 when unknown."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def wrapped(text: str, indent: str = "", width: int | None = None) -> str:
+    """``text`` on ``indent``-ed lines that fit ``width`` (default the terminal's); long words are broken."""
+    import textwrap
+
+    return textwrap.fill(text, width=max(width or terminal_width(), len(indent) + 20), initial_indent=indent,
+                         subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
 class Progress:
@@ -36,7 +102,7 @@ class Progress:
             share = min(self.done / self.total, 1.0)
             bar = "#" * int(share * 30)
             self.stream.write(f"\r{self.label} [{bar:<30}] {share:6.1%} {_left(now - self._started, share)} "
-                              f"{note[:40]:<40}")
+                              f"{terminal_safe(note[:40]):<40}")
             self.stream.flush()
 
     def finish(self) -> None:
