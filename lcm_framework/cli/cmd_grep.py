@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..app import App
 from ..capabilities import add_options, bind, options
@@ -12,6 +14,9 @@ from ..jsonable import to_jsonable
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, when
+
+if TYPE_CHECKING:
+    from ..storage.models import SearchMode
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -29,11 +34,12 @@ def run(args: argparse.Namespace, app: App) -> int:
 
     v = bind(GREP, options(args, GREP))
     since, mode, every = parse_since(v.get("since")), SearchMode(v["mode"]), v["all_projects"]
-    results = grep_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
-                       scope=Scope(v["scope"]), since=since, limit=v["limit"],
-                       include_subagents=v["include_subagents"])
-    meta = grep_meta_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode, since=since,
-                         limit=v["limit"]) if args.include_meta else []
+    with _refused_pattern(v["pattern"], mode):
+        results = grep_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
+                           scope=Scope(v["scope"]), since=since, limit=v["limit"],
+                           include_subagents=v["include_subagents"])
+        meta = grep_meta_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
+                             since=since, limit=v["limit"]) if args.include_meta else []
     found = any(r.total for r in results) or bool(meta)
     if args.json:
         value: Any = [r for r in results if r.total] if every else results[0]
@@ -57,9 +63,32 @@ def run(args: argparse.Namespace, app: App) -> int:
         for m in meta:
             print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}  {one_line(m.snippet)}")
     if not found:
-        print(f"no match for {v['pattern']!r}")
+        hint = (" (the exact text, case-sensitive; --mode full_text finds the words in any order and case)"
+                if mode is SearchMode.SUBSTRING else "")
+        print(f"no match for {v['pattern']!r}{hint}")
         return 1
     return 0
+
+
+@contextlib.contextmanager
+def _refused_pattern(pattern: str, mode: SearchMode) -> Iterator[None]:
+    """A regex the backend (or RE2, for --include-meta) refuses: a usage error (exit status 2) on one line."""
+    from ..storage.models import SearchMode
+
+    if mode is not SearchMode.REGEX:
+        yield
+        return
+    import re2
+
+    from ..errors import DataValidationError
+    from ..recall import InvalidArgumentError
+
+    try:
+        yield
+    except (DataValidationError, re2.error) as exc:
+        where = f"the {exc.backend} backend" if isinstance(exc, DataValidationError) else "RE2"
+        raise InvalidArgumentError(f"--mode regex: {where} refuses the pattern {pattern!r} "
+                                   "(not a valid regular expression)") from None
 
 
 COMMAND = CommandSpec(

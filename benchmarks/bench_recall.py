@@ -1,0 +1,295 @@
+"""Conversational recall: does ``lcm_search``'s result list hold the evidence, against plain BM25?
+
+Generated two-person conversations over many sessions (``recall_dialogues``:
+facts stated once and asked in paraphrase, updated later, spread over two
+sessions, and "when" questions answered by the message date) and, when the
+shared test data is present, the real Claude Code sessions under
+``../shared/testdata/transcripts/claude-code`` with hand-written questions.
+Each conversation is written as Claude Code transcripts, imported through
+``import_sources`` (what ``lcm import`` runs), compacted in full with the
+offline extractive summarizer, and every question is asked through the
+``lcm_search`` capability (what the MCP tool and ``lcm search --json`` run).
+
+A result holds an evidence turn when it shows that message (the hit itself, or
+a neighbouring turn it carries) or quotes the turn's text whole. recall@k: the
+share of a question's evidence turns the first k results hold, averaged per
+question kind, for
+
+* ``list``: LCM's result list (the tool's JSON),
+* ``messages``: the backend's ranked message hits alone (``RANKED`` over messages),
+* ``bm25``: plain Okapi BM25 (k1 1.2, b 0.75, lower-cased words, no stemming,
+  no stop list) over the same stored turns, implemented here,
+
+and the characters each returns per question (compact JSON: ids, speakers,
+dates and text included; BM25's turns whole). Targets (issue 27): list
+recall@5 >= 1.3x BM25 overall and >= BM25 for every kind, at <= 2x BM25's
+characters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.recall_dialogues import build_dialogue, write_sessions
+
+KS = (5, 10)
+WORD = re.compile(r"\w+")
+REAL = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "transcripts" / "claude-code"
+REAL_SESSIONS = ("fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+                 "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+# (question, evidence: one text per evidence turn; a message containing it is that turn)
+REAL_QUESTIONS = [
+    ("why did the project generator keep stopping?", ["The command is waiting for input about the"]),
+    ("which icon package was added to the app?", ["pnpm add lucide-react"]),
+    ("what error came back when editing the page before opening it?", ["File has not been read yet"]),
+    ("which versions of Next.js and React does the package use?", ["Next.js: 15.5.2 (upgraded from"]),
+    ("why did the sub-agent call for analyzing the project structure fail?",
+     ["The required parameter `prompt` is missing"]),
+    ("where did the type definition files actually end up?", ["The files are actually in `/path/to/Demo/todo-app"]),
+    ("which port did the first dev server check use?", ["pnpm dev --port 3001"]),
+    ("did the production build work?", ["There seems to be a build issue"]),
+    ("what naming mismatch was found between the types and the components?",
+     ["uses a simpler structure with `title` instead of `text`"]),
+    ("why could CLAUDE.md not be written in the empty repository?", ["you haven't granted it yet"]),
+    ("how were the type files written after the write tool kept failing?",
+     ["creating the files without the write tool"]),
+]
+
+
+@dataclass
+class Case:
+    kind: str
+    question: str
+    evidence: list[set[int]]  # per evidence turn, the message ids that are it
+
+
+@dataclass
+class Project:
+    root: Path
+    turns: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # id -> (role, created_at, content)
+    cases: list[Case] = field(default_factory=list)
+
+
+class BM25:
+    """Okapi BM25 over ``docs`` (id -> text), from scratch: lower-cased ``\\w+`` words, no stemming."""
+
+    def __init__(self, docs: dict[int, str], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.tf = {d: Counter(WORD.findall(text.lower())) for d, text in docs.items()}
+        self.length = {d: sum(c.values()) for d, c in self.tf.items()}
+        self.avg = sum(self.length.values()) / max(1, len(self.length))
+        df: Counter[str] = Counter()
+        for counts in self.tf.values():
+            df.update(counts.keys())
+        n = len(docs)
+        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
+
+    def rank(self, query: str) -> list[int]:
+        words = WORD.findall(query.lower())
+        scores = {}
+        for d, counts in self.tf.items():
+            s = 0.0
+            norm = self.k1 * (1 - self.b + self.b * self.length[d] / self.avg)
+            for w in words:
+                f = counts.get(w, 0)
+                if f:
+                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm)
+            if s > 0:
+                scores[d] = s
+        return sorted(scores, key=lambda d: (-scores[d], -d))
+
+
+def _app(root: Path) -> Any:
+    from lcm_framework.app import App
+    from lcm_framework.config import load_config
+    from lcm_framework.plugins import build_plugins
+
+    return App(load_config(project=root, overrides={"summarizer.provider": "extractive"}), build_plugins())
+
+
+def _load(root: Path, sources: Sequence[Path]) -> Project:
+    """Import ``sources`` into the project at ``root`` and compact every conversation in full."""
+    from lcm_framework.compaction import CompactionEngine, Mode
+    from lcm_framework.ingest.api import import_sources
+
+    app = _app(root)
+    try:
+        import_sources(app, list(sources), project=root)
+        engine = CompactionEngine(app)
+        project = Project(root)
+        with app.project() as storage:
+            for conversation in storage.conversations.list_conversations():
+                engine.compact(storage, conversation.conversation_id, Mode.FULL)
+                for m in storage.conversations.list_messages(conversation.conversation_id):
+                    project.turns[m.message_id] = (m.role.value, m.created_at.isoformat(), m.content)
+    finally:
+        app.close()
+    return project
+
+
+def _ids_holding(project: Project, text: str) -> set[int]:
+    return {mid for mid, (_, _, content) in project.turns.items() if text in content}
+
+
+def dialogue_projects(tmp: Path, quick: bool) -> list[Project]:
+    count, sessions = (2, 6) if quick else (8, 10)
+    counts = {"single": 6, "update": 3, "multi": 3, "when": 4} if quick else \
+        {"single": 12, "update": 6, "multi": 5, "when": 8}
+    projects = []
+    for n in range(count):
+        rng = random.Random(1000 + n)
+        dialogue = build_dialogue(rng, sessions, counts)
+        root = tmp / f"dialogue-{n}"
+        (root / ".git").mkdir(parents=True)
+        evidence = write_sessions(dialogue, tmp / "sources" / f"dialogue-{n}", str(root), rng)
+        project = _load(root, [tmp / "sources" / f"dialogue-{n}"])
+        for q in dialogue.questions:
+            project.cases.append(Case(q.kind, q.text, [_ids_holding(project, evidence[k]) for k in q.evidence]))
+        projects.append(project)
+    return projects
+
+
+def real_project(tmp: Path) -> Project | None:
+    files = [REAL / name for name in REAL_SESSIONS]
+    if not all(f.exists() for f in files):
+        return None
+    root = tmp / "real"
+    (root / ".git").mkdir(parents=True)
+    project = _load(root, files)
+    for question, evidence in REAL_QUESTIONS:
+        slots = [_ids_holding(project, text) for text in evidence]
+        if all(slots):
+            project.cases.append(Case("coding", question, slots))
+    return project
+
+
+def _message_id(ref: object) -> int | None:
+    return int(ref[4:]) if isinstance(ref, str) and ref.startswith("msg_") and ref[4:].isdigit() else None
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def held(result: dict[str, Any], project: Project, wanted: set[int]) -> set[int]:
+    """The evidence messages a result shows: itself, the turns it carries, or a turn's whole text quoted."""
+    shown = {_message_id(result.get("id"))}
+    for key in ("context", "hits"):
+        shown.update(_message_id(item.get("id")) for item in result.get(key) or [] if isinstance(item, dict))
+    text = "\n".join(_strings(result))
+    return {m for m in wanted if m in shown or project.turns[m][2].strip() in text}
+
+
+def _recall(lists: Sequence[set[int]], evidence: list[set[int]]) -> float:
+    """The share of evidence turns held by the union of ``lists``."""
+    got = set().union(*lists) if lists else set()
+    return sum(bool(slot & got) for slot in evidence) / len(evidence)
+
+
+def _chars(rows: object) -> int:
+    return len(json.dumps(rows, ensure_ascii=False, separators=(",", ":")))
+
+
+def measure(project: Project) -> list[dict[str, Any]]:
+    from lcm_framework.capabilities import call
+    from lcm_framework.recall.grep import lexical
+    from lcm_framework.storage.models import SearchMode, SearchTarget
+
+    bm25 = BM25({mid: content for mid, (_, _, content) in project.turns.items()})
+    app = _app(project.root)
+    tool = app.plugins.capabilities()["lcm_search"]
+    rows = []
+    try:
+        for case in project.cases:
+            wanted = set().union(*case.evidence)
+            row: dict[str, Any] = {"kind": case.kind}
+            for k in KS:
+                started = time.perf_counter()
+                results = call(app, tool, {"query": case.question, "limit": k})["results"]
+                row[f"ms{k}"] = (time.perf_counter() - started) * 1000
+                row[f"list{k}"] = _recall([held(r, project, wanted) for r in results], case.evidence)
+                row[f"list_chars{k}"] = _chars(results)
+                top = bm25.rank(case.question)[:k]
+                row[f"bm25{k}"] = _recall([{m} for m in top], case.evidence)
+                row[f"bm25_chars{k}"] = _chars([{"id": f"msg_{m}", "role": project.turns[m][0],
+                                                 "created_at": project.turns[m][1], "text": project.turns[m][2]}
+                                                for m in top])
+            with app.project() as storage:
+                hits = lexical(storage, case.question, SearchTarget.MESSAGES, mode=SearchMode.RANKED,
+                               conversation_ids=None, since=None, limit=max(KS))
+            for k in KS:
+                row[f"messages{k}"] = _recall([{int(h.id)} for h in hits[:k]], case.evidence)
+            rows.append(row)
+    finally:
+        app.close()
+    return rows
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    kinds = sorted({r["kind"] for r in rows}, key=lambda k: ["single", "update", "multi", "when", "coding"].index(k))
+    heads = "  ".join(f"{m + '@' + str(k):>11}" for k in KS for m in ("list", "messages", "bm25"))
+    print(f"{'kind':<8} {'n':>4}  {heads}   chars/q list vs bm25 (@5, @10)")
+
+    def line(name: str, group: list[dict[str, Any]]) -> None:
+        mean = {key: sum(r[key] for r in group) / len(group) for key in group[0] if key != "kind"}
+        figures = "  ".join(f"{mean[m + str(k)]:>11.3f}" for k in KS for m in ("list", "messages", "bm25"))
+        chars = ", ".join(f"{mean[f'list_chars{k}']:,.0f} vs {mean[f'bm25_chars{k}']:,.0f}" for k in KS)
+        print(f"{name:<8} {len(group):>4}  {figures}   {chars}")
+
+    for kind in kinds:
+        line(kind, [r for r in rows if r["kind"] == kind])
+    line("all", rows)
+    mean = {key: sum(r[key] for r in rows) / len(rows) for key in rows[0] if key != "kind"}
+    ratio = mean["list5"] / mean["bm25" + "5"] if mean["bm25" + "5"] else float("inf")
+    chars = mean["list_chars5"] / mean["bm25_chars5"]
+    per_kind = all(sum(r["list5"] for r in g) >= sum(r["bm255"] for r in g)
+                   for g in ([r for r in rows if r["kind"] == kind] for kind in kinds))
+    print(f"list recall@5 / BM25: {ratio:.2f}x (target >= 1.3x: {'MET' if ratio >= 1.3 else 'MISSED'}); "
+          f">= BM25 for every kind: {'MET' if per_kind else 'MISSED'}; characters @5 {chars:.2f}x BM25's "
+          f"(target <= 2x: {'MET' if chars <= 2 else 'MISSED'})")
+    timings = sorted(r["ms10"] for r in rows)
+    print(f"lcm_search p50 {timings[len(timings) // 2]:.1f} ms, p95 {timings[int(len(timings) * 0.95) - 1]:.1f} ms "
+          "(in process, limit 10, this data set)")
+
+
+def main(quick: bool = False) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["LCM_HOME"] = str(Path(tmp) / "home")
+        started = time.perf_counter()
+        projects = dialogue_projects(Path(tmp), quick)
+        real = real_project(Path(tmp))
+        if real is None:
+            print(f"(real sessions skipped: {REAL} is absent)")
+        else:
+            projects.append(real)
+        turns = sum(len(p.turns) for p in projects)
+        cases = sum(len(p.cases) for p in projects)
+        print(f"{len(projects)} projects, {turns:,} turns, {cases} questions "
+              f"(import and compact {time.perf_counter() - started:.1f} s)")
+        rows = [row for project in projects for row in measure(project)]
+    report(rows)
+    if os.environ.get("LCM_BENCH_JSON"):
+        print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
