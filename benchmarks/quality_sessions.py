@@ -7,6 +7,11 @@ filler around it comes from a bank of ordinary coding-session turns that are
 just as full of numbers, paths, hashes, errors and decisions. Each fact comes
 with a question a person would ask later, worded differently and without the
 fact's unique identifier.
+
+Two shapes of fact (``SHAPES``): ``code`` names each fact by a ticket code (``AB-1234``, an identifier shape
+summarizers tend to weigh higher) in templates that may say "decided", "root cause" or "the fix"; ``plain``
+names it by two ordinary words ("quiet harbor") in templates reworded without those phrases. A figure that
+holds only for ``code`` flatters the algorithm.
 """
 
 from __future__ import annotations
@@ -31,6 +36,22 @@ FILES = ["src/{a}/{k}.py", "src/{a}/models.py", "tests/test_{a}_{k}.py", "config
 def _code(rng: random.Random) -> str:
     letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
     return f"{rng.choice(letters)}{rng.choice(letters)}-{rng.randint(1000, 9999)}"
+
+
+PLAIN_WORDS = ("amber", "quiet", "harbor", "maple", "copper", "winter", "velvet", "meadow", "lantern", "orchard",
+               "pebble", "saffron", "thunder", "willow", "garnet", "falcon", "juniper", "marble", "cinder", "tulip",
+               "beacon", "clover", "ember", "fjord", "glacier", "hazel", "indigo", "jasper", "kestrel", "linen")
+SHAPES = ("code", "plain")
+# The ``code`` templates' phrases that summarizers reward, and how the ``plain`` shape says the same thing.
+PLAIN_REWORDING = {
+    "(decided in {id})": "(agreed at {id})",
+    "; the fix is in {id}.": "; {id} repairs it.",
+    "Root cause for the {c} crashes: {v}, patched by {id}.": "The {c} kept crashing from {v}, patched by {id}.",
+}
+
+
+def _plain(rng: random.Random) -> str:
+    return " ".join(rng.sample(PLAIN_WORDS, 2))
 
 
 def _hex(rng: random.Random, n: int = 7) -> str:
@@ -121,10 +142,16 @@ def _value(kind: str, rng: random.Random) -> str:
     return f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
 
 
-def make_fact(rng: random.Random, component: str, position: str) -> Fact:
+def make_fact(rng: random.Random, component: str, position: str, shape: str = "code",
+              taken: frozenset[str] = frozenset()) -> Fact:
     sentences, questions, kind = rng.choice(FACT_KINDS)
     key, value = _code(rng), _value(kind, rng)
-    sentence = rng.choice(sentences).format(c=component, v=value, id=key)
+    template = rng.choice(sentences)
+    if shape == "plain":
+        key = next(k for k in iter(lambda: _plain(rng), None) if k not in taken)
+        for phrase, plain in PLAIN_REWORDING.items():
+            template = template.replace(phrase, plain)
+    sentence = template.format(c=component, v=value, id=key)
     sentence = sentence[0].upper() + sentence[1:]
     question = rng.choice(questions).format(c=component) + "?"
     return Fact(sentence, key, value, question, position)
@@ -252,14 +279,17 @@ class Session:
     facts: list[Fact]
 
 
-def build_session(seed: int, turns: int, n_facts: int, cwd: str) -> Session:
-    """``turns`` exchanges (user ask, assistant tool call, tool result, assistant reply) with facts planted."""
-    rng = random.Random(seed)
+def build_session(seed: int, turns: int, n_facts: int, cwd: str, shape: str = "code") -> Session:
+    """``turns`` exchanges (user ask, assistant tool call, tool result, assistant reply) with facts planted,
+    named in ``shape`` (``SHAPES``)."""
+    rng = random.Random(seed if shape == "code" else f"{shape}:{seed}")
     sid = str(uuid.UUID(int=rng.getrandbits(128)))
     components = rng.sample([f"{a} {k}" for a in AREAS for k in KINDS], n_facts)
     where = sorted(rng.sample(range(turns - 4), n_facts))  # never in the last turns (the fresh tail)
-    planted: dict[int, Fact] = {t: make_fact(rng, c, rng.choice(["user", "assistant", "tool"]))
-                                for t, c in zip(where, components, strict=True)}
+    planted: dict[int, Fact] = {}
+    for t, c in zip(where, components, strict=True):
+        taken = frozenset(f.key for f in planted.values())
+        planted[t] = make_fact(rng, c, rng.choice(["user", "assistant", "tool"]), shape, taken)
     clock = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     lines: list[dict] = []
     parent: str | None = None

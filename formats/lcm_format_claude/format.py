@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from lcm_framework.plugin_api.formats import (
     AGENT_SCAFFOLDING,
+    CLIENT_AUTHORED,
     CLIENT_META,
     COMPACT_SUMMARY,
     LCM_CONTEXT,
@@ -206,6 +208,8 @@ class ClaudeCodeFormat:
         if role is Role.USER and _is_tool_results(content):
             role = Role.TOOL
         parts, text = map_content(content)
+        if role is Role.USER and record.get("isMeta") is True:  # an expanded slash command: the client's text
+            parts = [replace(p, metadata=CLIENT_AUTHORED) if p.kind is PartKind.TEXT else p for p in parts]
         return NewMessage(role=role, content=text, token_count=estimate_tokens(text), created_at=timestamp, parts=parts)
 
     def structural_samples(self) -> Sequence[Any]:

@@ -30,6 +30,11 @@ class Lineage:
             data["kind"] = self.kind
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
+    def citing(self, other: Lineage) -> Lineage:
+        """This lineage also citing ``other``'s summaries and messages (a confirmation of the same insight)."""
+        return Lineage(self.origin, tuple(dict.fromkeys([*self.summaries, *other.summaries])),
+                       tuple(dict.fromkeys([*self.messages, *other.messages])), self.kind, self.extra)
+
     @property
     def source_summary_id(self) -> str | None:
         return self.summaries[0] if self.summaries else None

@@ -2,13 +2,15 @@
 
 ``TranscriptFormat`` (and ``SubagentFormat``) are the contracts; ``NewMessage``/``NewPart`` with ``Role`` and
 ``PartKind`` are what ``map_record`` returns; ``FormatIdentity`` names the format. Record kinds
-(``AGENT_SCAFFOLDING``, ``CLIENT_META``, ``COMPACT_SUMMARY``, ``LCM_CONTEXT``) tag non-conversation records.
+(``AGENT_SCAFFOLDING``, ``CLIENT_META``, ``COMPACT_SUMMARY``, ``LCM_CONTEXT``) tag non-conversation records;
+``CLIENT_AUTHORED`` marks a part the client wrote into a user turn.
 The helpers turn native values into those inputs without raising on odd input.
 """
 
 from ..storage.inputs import FormatIdentity, NewMessage, NewPart, PartKind, Role
 from ..transcripts.contracts import (
     AGENT_SCAFFOLDING,
+    CLIENT_AUTHORED,
     CLIENT_META,
     COMPACT_SUMMARY,
     LCM_CONTEXT,
@@ -31,6 +33,7 @@ from ..transcripts.format_helpers import (
 
 __all__ = [
     "AGENT_SCAFFOLDING",
+    "CLIENT_AUTHORED",
     "CLIENT_META",
     "COMPACT_SUMMARY",
     "LCM_CONTEXT",

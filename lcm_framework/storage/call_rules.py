@@ -132,9 +132,10 @@ def _memory_id(v: Validator, memory_id: int) -> None:
     v.count("memory_id", memory_id)
 
 
-def _set_confidence(v: Validator, memory_id: int, confidence: float) -> None:
+def _set_confidence(v: Validator, memory_id: int, confidence: float, *, metadata: str | None = None) -> None:
     v.count("memory_id", memory_id)
     memory_confidence(v, confidence)
+    v.text("metadata", metadata)
 
 
 def _summary_id(v: Validator, summary_id: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -86,6 +87,20 @@ COMPACT_SUMMARY = "compact_summary"
 LCM_CONTEXT = "lcm_context"
 """LCM's own restored context, as the agent wrote it back into its transcript."""
 RECORD_KINDS = (AGENT_SCAFFOLDING, CLIENT_META, COMPACT_SUMMARY, LCM_CONTEXT)
+CLIENT_AUTHORED = '{"authored_by":"client"}'
+"""Part metadata of text the agent client wrote into a user turn, such as an expanded slash command: the model
+read it (so it is conversation) but the user did not type it (so memory promotion takes nothing from it)."""
+
+
+def client_authored(metadata: str | None) -> bool:
+    """Whether a part's ``metadata`` marks it ``CLIENT_AUTHORED``."""
+    if not metadata or "authored_by" not in metadata:
+        return False
+    try:
+        data = json.loads(metadata)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("authored_by") == "client"
 
 
 class PartView(Protocol):

@@ -59,8 +59,10 @@ class SqlitePromotedMemory(Repository):
             rows = conn.execute(sql + " ORDER BY created_at, memory_id", args).fetchall()
         return [_memory(r) for r in rows]
 
-    def set_confidence(self, memory_id: int, confidence: float) -> Memory:
-        return self._update(memory_id, "confidence = ?", float(confidence))
+    def set_confidence(self, memory_id: int, confidence: float, *, metadata: str | None = None) -> Memory:
+        if metadata is None:
+            return self._update(memory_id, "confidence = ?", float(confidence))
+        return self._update(memory_id, "confidence = ?, metadata = ?", float(confidence), metadata)
 
     def archive(self, memory_id: int) -> Memory:
         return self._update(memory_id, "archived = ?", 1)
@@ -79,10 +81,10 @@ class SqlitePromotedMemory(Repository):
             if conn.execute("DELETE FROM memories WHERE memory_id = ?", (memory_id,)).rowcount == 0:
                 raise self._not_found("memory")
 
-    def _update(self, memory_id: int, assignment: str, value: float | int) -> Memory:
+    def _update(self, memory_id: int, assignment: str, *values: float | int | str) -> Memory:
         with self._op(write=True) as conn:
             cur = conn.execute(f"UPDATE memories SET {assignment}, updated_at = ? WHERE memory_id = ?",
-                               (value, now_us(), memory_id))
+                               (*values, now_us(), memory_id))
             if cur.rowcount == 0:
                 raise self._not_found("memory")
             return self._load(conn, memory_id)

@@ -59,18 +59,20 @@ class PgMemory(Repository):
                         (self._project, bool(include_archived), tag, tag))
             return [self._memory(r) for r in cur.fetchall()]
 
-    def _update(self, memory_id: int, assignment: str, value: Any) -> Memory:
+    def _update(self, memory_id: int, assignment: str, *values: Any) -> Memory:
         with self._cursor() as cur:
             cur.execute(f"UPDATE memories SET {assignment}, updated_at = clock_timestamp() "
                         f"WHERE project_id = %s AND memory_id = %s RETURNING {_COLUMNS}",
-                        (value, self._project, memory_id))
+                        (*values, self._project, memory_id))
             row = cur.fetchone()
         if row is None:
             raise self._not_found("memory")
         return self._memory(row)
 
-    def set_confidence(self, memory_id: int, confidence: float) -> Memory:
-        return self._update(memory_id, "confidence = %s", float(confidence))
+    def set_confidence(self, memory_id: int, confidence: float, *, metadata: str | None = None) -> Memory:
+        if metadata is None:
+            return self._update(memory_id, "confidence = %s", float(confidence))
+        return self._update(memory_id, "confidence = %s, metadata = %s", float(confidence), metadata)
 
     def archive(self, memory_id: int) -> Memory:
         return self._update(memory_id, "archived = %s", True)
