@@ -37,7 +37,8 @@ class Check:
 
 def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
-        check_config, check_plugins, check_storage, check_integrity, check_scrub_audit, check_summarizer,
+        check_config, check_plugins, check_scrubber, check_storage, check_integrity, check_scrub_audit,
+        check_summarizer,
         check_agents, check_daemon, check_outbox, check_free_space,
     ]
     results: list[Check] = []
@@ -124,12 +125,31 @@ def check_integrity(app: App, env: Mapping[str, str]) -> list[Check]:
                   fix=INTEGRITY_FIXES[r["store"]], data=r) for r in bad]
 
 
+def check_scrubber(app: App, env: Mapping[str, str]) -> Check:
+    """FAIL when the rule set cannot be built: then every write refuses (import, hooks, memories)."""
+    from .errors import ScrubberError
+    from .scrub.gate import project_scrubber
+
+    try:
+        scrubber = project_scrubber(app)
+    except ScrubberError as exc:
+        return Check("scrubber", FAIL, f"{exc}; nothing is stored (hook events wait in the outbox)",
+                     fix="fix the file or pattern it names (security.gitleaks_config, `lcm sensitive list`)")
+    packs = sorted({rule.pack for rule in scrubber.rules})
+    return Check("scrubber", OK, f"{len(scrubber.rules)} rules ({', '.join(packs)})",
+                 data={"version": scrubber.version, "packs": packs})
+
+
 def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
     """WARN when this project holds data and no ``lcm sensitive audit`` with today's rules found it clean."""
-    from .scrub import app_scrubber
+    from .errors import ScrubberError
     from .scrub.audit_marks import last_audit
+    from .scrub.gate import project_scrubber
 
-    digest = app_scrubber(app.config, app.plugins).digest
+    try:
+        digest = project_scrubber(app).digest
+    except ScrubberError:
+        return Check("sensitive_audit", SKIP, "the scrubber is unavailable (see the scrubber check)")
     with app.project() as project:
         stats, project_id = project.stats(), project.project_id
     data = {"rules_digest": digest}

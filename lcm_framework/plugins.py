@@ -2,7 +2,10 @@
 
 Each entry point of ``lcm_framework.plugins`` is loaded in its own
 try/except: a broken third-party plugin is reported on stderr with its
-distribution and skipped (``LCM_STRICT_PLUGINS=1`` makes that fatal).
+distribution and skipped (``LCM_STRICT_PLUGINS=1`` makes that fatal). A
+plugin whose ``lcm_register_rule_packs`` raises is never skipped: collecting
+the rule packs fails with a ScrubberError naming it, so nothing is stored
+unscrubbed.
 ``LCM_LOAD_PLUGINS`` (comma-separated allow-list) and
 ``LCM_DISABLE_PLUGINS`` (block-list) choose which load. Built by a factory
 so each caller (and each test) gets its own manager.
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .errors import PluginError
+from .errors import LcmError, PluginError, ScrubberError
 
 if TYPE_CHECKING:
     from .agents.contracts import AgentIntegration
@@ -79,8 +82,13 @@ class Plugins:
         names = {self.pm.get_name(plugin) for plugin in self.pm.get_plugins()}
         return all(name in self.infos and self.infos[name].distribution != IN_PROCESS for name in names)
 
-    def _collect(self, kind: str, hook_name: str, key: Callable[[Any], str], **kwargs: Any) -> dict[str, Any]:
-        """Call a ``register`` hook and index results by ``key``; duplicates are a PluginError."""
+    def _collect(self, kind: str, hook_name: str, key: Callable[[Any], str], *, fatal: type[LcmError] | None = None,
+                 **kwargs: Any) -> dict[str, Any]:
+        """Call a ``register`` hook and index results by ``key``; duplicates are a PluginError.
+
+        A hook implementation that raises is reported and skipped, unless ``fatal`` is given: then the
+        whole collection fails with that error, naming the plugin (a missing rule pack must not go unnoticed).
+        """
         cache_key = kind
         if cache_key not in self._cache:
             found: dict[str, tuple[Any, str]] = {}
@@ -97,7 +105,13 @@ class Plugins:
                     impl.function(**{a: (register if a == "register" else kwargs[a]) for a in impl.argnames})
                 except Exception as exc:  # one plugin's bug must not take the host down
                     info = self.infos.get(owner)
-                    self._report(owner, info.distribution if info else "?", f"{hook_name} failed: {exc!r}")
+                    distribution = info.distribution if info else "?"
+                    if fatal is not None:
+                        detail = str(exc) if isinstance(exc, LcmError) else f"{type(exc).__name__}: {exc}"
+                        what = kind.replace("_", " ")
+                        raise fatal(f"plugin {owner!r} from {distribution} could not register its {what}s: "
+                                    f"{detail}") from None
+                    self._report(owner, distribution, f"{hook_name} failed: {exc!r}")
                     continue
                 for name, item in mine.items():
                     if name in found:
@@ -113,9 +127,14 @@ class Plugins:
         return self._collect("format", "lcm_register_formats", lambda f: f.identity.identifier)
 
     def rule_packs(self, config: Config) -> dict[str, RulePack]:
-        """Packs depend on the configuration (project patterns, gitleaks file): collected anew each call."""
+        """Packs depend on the configuration (project patterns, gitleaks file): collected anew each call.
+
+        A plugin that fails to register its packs (a missing or invalid ``security.gitleaks_config``) is a
+        ScrubberError, never a warning: scrubbing with the packs that remain would store what it should catch.
+        """
         self._cache.pop("rule_pack", None)
-        return self._collect("rule_pack", "lcm_register_rule_packs", lambda p: p.name, config=config)
+        return self._collect("rule_pack", "lcm_register_rule_packs", lambda p: p.name, fatal=ScrubberError,
+                             config=config)
 
     def summarizers(self) -> dict[str, SummarizerFactory]:
         return {

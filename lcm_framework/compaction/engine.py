@@ -92,6 +92,12 @@ class CompactionEngine:
 
         return PromptRenderer(self.app.config, self.app.plugins)
 
+    def scrub(self, text: str) -> str:
+        """``text`` scrubbed with the project's rules: what a model wrote is stored only through this."""
+        from ..scrub.gate import scrub_text
+
+        return scrub_text(self.app, text)
+
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
         from ..largefiles import LargeFileStore
 
@@ -101,7 +107,7 @@ class CompactionEngine:
         """Exploration summary of a large file: a model's with the ``large_file`` prompt, else by kind.
 
         The offline summarizer would only pick lines of an excerpt, so it is not asked: the deterministic
-        explorer (``lcm_framework.explore``) reads the whole file.
+        explorer (``lcm_framework.explore``) reads the whole file. A model's answer is scrubbed.
         """
         from ..explore import explore
         from ..summarize.contracts import Level, SummaryRequest
@@ -130,7 +136,7 @@ class CompactionEngine:
             depth=0,
             temperature=self.settings.temperature,
         )
-        return self.summarizer.summarize(request)
+        return self.scrub(self.summarizer.summarize(request))
 
     def next_stamp(self) -> datetime:
         """A strictly increasing timestamp, so two summaries never share content and time."""
@@ -332,7 +338,8 @@ class _Run:
                 continue
             if self._files is None:
                 self._files = self.engine.file_store(self.storage)
-            rewritten = self._files.rewrite(self.cid, message.message_id, message.content)
+            # Scrubbed again with today's rules: the block becomes a file of its own, outside the message.
+            rewritten = self._files.rewrite(self.cid, message.message_id, self.engine.scrub(message.content))
             texts.append(rewritten.text)
             file_ids.extend(rewritten.file_ids)
         return texts, tuple(dict.fromkeys(file_ids))
@@ -372,6 +379,9 @@ class _Run:
         assert self.keeper is not None
         self.keeper.renew_if_due()
         text, tokens = result.text + note, result.output_tokens + (estimate_tokens(note) if note else 0)
+        scrubbed = self.engine.scrub(text)  # a model may repeat or invent a secret: stored only scrubbed
+        if scrubbed != text:
+            text, tokens = scrubbed, self.engine.summarizer.count_tokens(scrubbed)
         if tokens >= before:
             # Even truncation cannot make this span smaller (it is already short): a summary would
             # grow the context, so nothing is written and the sweep stops here (no progress).

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..scrub.gate import project_scrubber
 from ..transcripts.contracts import SubagentFormat, TranscriptFormat
 from .context import RunContext, RunOptions
 from .discovery import MissingPath, SourceSpec, plan_sources, select_formats
@@ -46,11 +47,13 @@ def import_sources(
     ``project`` is given. A failing file is reported and the others still import.
 
     ``workers`` (default ``import.workers``) spreads a large import over processes,
-    a file per process at a time; see ``parallel.worker_count``."""
+    a file per process at a time; see ``parallel.worker_count``. ScrubberError, before anything is read,
+    when the rule set cannot be built (``scrub.gate``)."""
     formats = app.plugins.formats()
     if provider not in (None, "all") and provider not in providers(app):
         raise ConfigError(f"unknown provider {provider!r} (registered: {', '.join(providers(app)) or 'none'})")
     selected = select_formats(formats, provider)
+    project_scrubber(app)  # fails closed (ScrubberError) before any source is read
     options = RunOptions(batch_size=_batch_size(app, batch_size), dry_run=dry_run, project=project,
                          progress=progress)
     plan = plan_sources(formats, selected, paths, app.config.env)
@@ -106,6 +109,7 @@ def ingest_session(app: App, path: Path, *, format_id: str | None = None, projec
     formats = app.plugins.formats()
     if format_id is not None and format_id not in formats:
         raise ConfigError(f"unknown transcript format {format_id!r}")
+    project_scrubber(app)  # fails closed (ScrubberError): a hook's event stays in the outbox
     files = {Path(path): format_id}
     if companions:
         files.update((p, fid) for fid, fmt in formats.items() if isinstance(fmt, SubagentFormat)

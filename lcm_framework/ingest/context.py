@@ -24,11 +24,10 @@ if TYPE_CHECKING:
 
 @dataclass
 class AppCaches:
-    """What one App keeps between imports (a long-lived daemon ingests on every Stop hook):
-    replay counters and the compiled scrubber of each project root."""
+    """What one App keeps between imports (a long-lived daemon ingests on every Stop hook): replay counters
+    (the compiled scrubber of each project root is kept by ``scrub.gate``)."""
 
     replay: ReplayCache = field(default_factory=ReplayCache)
-    scrubbers: dict[Path, Scrubber] = field(default_factory=dict)
 
 
 _CACHES: weakref.WeakKeyDictionary[Any, AppCaches] = weakref.WeakKeyDictionary()
@@ -58,11 +57,9 @@ class RunContext:
         self.options = options
         self.formats = app.plugins.formats()
         self.selected = selected
-        caches = app_caches(app)
-        self.cache = caches.replay
+        self.cache = app_caches(app).replay
         self._stack = ExitStack()
         self._projects: dict[str, ProjectStorage | None] = {}
-        self._scrubbers = caches.scrubbers
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._spawn_indexes: dict[str, SpawnIndex] = {}
         self._known_projects: set[str] | None = None
@@ -98,11 +95,9 @@ class RunContext:
 
     def scrubber(self, root: Path) -> Scrubber:
         """The scrubber of the project at ``root`` (built once, before any source of it is read)."""
-        if root not in self._scrubbers:
-            from ..scrub import app_scrubber
+        from ..scrub.gate import project_scrubber
 
-            self._scrubbers[root] = app_scrubber(self.config_for(root), self.app.plugins)
-        return self._scrubbers[root]
+        return project_scrubber(self.app, root, config=lambda: self.config_for(root))
 
     def quarantine(self, project_id: str, client_name: str) -> QuarantineStore:
         key = (project_id, client_name)

@@ -76,7 +76,7 @@ def _positive(args: Args, key: str, default: int) -> int:
 
 def add(scope: MemoryScope, args: Args) -> dict[str, Any]:
     origin = args.get("origin") if isinstance(args.get("origin"), str) else "user"
-    stored = store.remember(scope.storage, _text(args, "text"), tags=_tags(args),
+    stored = store.remember(scope.storage, _text(args, "text"), scrubber=scope.scrubber(), tags=_tags(args),
                             confidence=_confidence(args, "confidence", None), lineage=Lineage(origin=str(origin)))
     return {**row(scope, stored.memory), "created": stored.created}
 

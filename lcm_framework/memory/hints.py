@@ -162,7 +162,7 @@ def query_words(prompt: str) -> frozenset[str]:
 def for_prompt(project: MemoryScope, user: MemoryScope | None, prompt: str, *, session_id: str | None,
                min_score: float, max_tokens: int) -> dict[str, object]:
     """What to inject for ``prompt`` (``context`` is empty when nothing is relevant enough); records each
-    surfacing, with the prompt's start as the query, in the scope that holds it."""
+    surfacing in the scope that holds it, without a query: the prompt is never stored."""
     from .store import record_surfacing
 
     words = query_words(prompt)
@@ -170,11 +170,10 @@ def for_prompt(project: MemoryScope, user: MemoryScope | None, prompt: str, *, s
     if user is not None:
         candidates += memory_hints(user, words)
     chosen = select(candidates, min_score=min_score, max_tokens=max_tokens)
-    query = prompt[:MAX_QUERY_CHARS]
     user_refs = [h.id for h in chosen if user is not None and h.id.startswith(user.prefix)]
-    record_surfacing(project.storage, [h.id for h in chosen if h.id not in user_refs], query=query)
+    record_surfacing(project.storage, [h.id for h in chosen if h.id not in user_refs], query=None)
     if user is not None:
-        record_surfacing(user.storage, user_refs, query=query)
+        record_surfacing(user.storage, user_refs, query=None)
     return {"items": [{"id": h.id, "kind": h.kind, "score": h.score} for h in chosen],
             "tokens": sum(h.tokens for h in chosen),
             "context": render(chosen, "memory relevant to this prompt")}

@@ -44,6 +44,9 @@ class PromotionReport:
 def promote(app: App, storage: ProjectStorage, conversation_ids: Sequence[int], *,
             since: datetime | None = None) -> PromotionReport:
     """Promote the leaf summaries of these conversations (only those created at or after ``since``)."""
+    from ..scrub.gate import project_scrubber
+
+    scrubber = project_scrubber(app)
     model = app.summarizer_name not in OFFLINE_SUMMARIZERS
     report = PromotionReport(extractor="model" if model else "offline")
     for conversation_id in conversation_ids:
@@ -59,7 +62,8 @@ def promote(app: App, storage: ProjectStorage, conversation_ids: Sequence[int], 
                 report.failures.append(f"{summary.summary_id}: {type(exc).__name__}: {exc}"[:300])
                 candidates = extract(messages, parts)
             for candidate in candidates:
-                stored = remember(storage, candidate.text, tags=candidate.tags, confidence=PROMOTED_CONFIDENCE,
+                stored = remember(storage, candidate.text, scrubber=scrubber, tags=candidate.tags,
+                                  confidence=PROMOTED_CONFIDENCE,
                                   lineage=Lineage("promotion", (summary.summary_id,), candidate.message_ids,
                                                   candidate.kind))
                 if stored.created:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import ScrubberError
 from .store import GLOBAL_PREFIX, PROJECT_PREFIX
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..scrub import Scrubber
     from ..storage.contracts import ProjectStorage
 
 USER_WIDE_DIR = "user-memory"
@@ -21,6 +24,14 @@ USER_WIDE_DIR = "user-memory"
 class MemoryScope:
     storage: ProjectStorage
     user_wide: bool
+    scrubber_factory: Callable[[], Scrubber] | None = None
+    """Builds the scrubber memories are stored through; None for a scope that only reads (prompt recall)."""
+
+    def scrubber(self) -> Scrubber:
+        """The scrubber a memory written in this scope goes through (ScrubberError when it cannot be built)."""
+        if self.scrubber_factory is None:
+            raise ScrubberError("this memory scope is read-only: it has no scrubber to store memories through")
+        return self.scrubber_factory()
 
     @property
     def prefix(self) -> str:
@@ -37,6 +48,9 @@ def user_wide_root(app: App) -> Path:
 
 @contextmanager
 def memory_scope(app: App, *, user_wide: bool = False) -> Iterator[MemoryScope]:
-    """The storage memories live in: this project's, or the user-wide one, open for a ``with`` block."""
+    """The storage memories live in: this project's, or the user-wide one, open for a ``with`` block. Memories
+    stored in either are scrubbed with the rules of the app's project."""
+    from ..scrub.gate import project_scrubber
+
     with app.project(user_wide_root(app) if user_wide else None) as storage:
-        yield MemoryScope(storage, user_wide)
+        yield MemoryScope(storage, user_wide, partial(project_scrubber, app))

@@ -12,6 +12,7 @@ Confidence (0..1) moves by fixed rules, all here:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,7 @@ from . import text
 from .lineage import Lineage, parse
 
 if TYPE_CHECKING:
+    from ..scrub import Scrubber
     from ..storage.contracts import ProjectStorage, Repositories
 
 PROJECT_PREFIX = "mem_"
@@ -93,14 +95,18 @@ def find_same(storage: ProjectStorage | Repositories, content: str) -> Memory | 
     return best[1] if best else None
 
 
-def remember(storage: ProjectStorage, content: str, *, tags: Sequence[str] = (),
+def remember(storage: ProjectStorage, content: str, *, scrubber: Scrubber, tags: Sequence[str] = (),
              confidence: float | None = None, lineage: Lineage | None = None) -> Stored:
-    """Store ``content`` as a memory, or reinforce the memory that already holds the same insight."""
-    content = content.strip()
+    """Store ``content`` as a memory, or reinforce the memory that already holds the same insight.
+
+    Every text stored (content, tags, lineage) goes through ``scrubber`` first, whichever door it came by.
+    """
+    content = scrubber.scrub_text(content.strip())[0]
     if not content:
         raise MemoryRefError("a memory needs some text")
+    tags = [scrubber.scrub_text(tag)[0] for tag in tags]
     given = DEFAULT_CONFIDENCE if confidence is None else confidence
-    source = lineage or Lineage()
+    source = _scrubbed(scrubber, lineage or Lineage())
 
     def apply(repos: Repositories) -> Stored:
         same = find_same(repos, content)
@@ -117,6 +123,12 @@ def remember(storage: ProjectStorage, content: str, *, tags: Sequence[str] = (),
         return Stored(updated, False)
 
     return storage.transaction(apply)
+
+
+def _scrubbed(scrubber: Scrubber, lineage: Lineage) -> Lineage:
+    """``lineage``, or its JSON scrubbed like a transcript record when a rule matches in it."""
+    scrubbed = scrubber.scrub_record(json.loads(lineage.to_metadata()))
+    return parse(scrubbed.canonical_json) if scrubbed.redactions else lineage
 
 
 def get(storage: ProjectStorage, memory_id: int) -> Memory:

@@ -31,8 +31,14 @@ def build_scrubber(
     protected_samples: Sequence[Any] = (),
     extra_packs: Sequence[RulePack] = (),
 ) -> Scrubber:
-    """The scrubber of every registered rule pack plus ``extra_packs``, verified against the samples."""
+    """The scrubber of every registered rule pack plus ``extra_packs``, verified against the samples.
+
+    Fails closed: a plugin that cannot register its packs (``Plugins.rule_packs``) or no rule pack at all
+    (the scrubber plugin failed to load, or is disabled) is a ScrubberError, never an empty rule set.
+    """
     packs = list(plugins.rule_packs(config).values())
+    if not packs and not extra_packs:
+        raise ScrubberError(no_packs_message(plugins))
     names = {p.name for p in packs}
     for pack in extra_packs:
         if pack.name in names:
@@ -40,6 +46,14 @@ def build_scrubber(
         names.add(pack.name)
         packs.append(pack)
     return scrubber_from_packs(packs, protected_samples=protected_samples)
+
+
+def no_packs_message(plugins: Plugins) -> str:
+    """Why no rule pack is registered, naming the plugins that failed to load (one of them may be the scrubber)."""
+    failed = "; ".join(f"plugin {f.name!r} from {f.distribution} failed to load: {f.error}" for f in plugins.failures)
+    cause = failed or ("no loaded plugin registers one (is the built-in 'gitleaks' plugin disabled by "
+                       "LCM_DISABLE_PLUGINS or left out of LCM_LOAD_PLUGINS?)")
+    return f"no secret-scrubbing rule pack is active: {cause}; LCM stores nothing until one is (`lcm plugins --all`)"
 
 
 def scrubber_from_packs(packs: Sequence[RulePack], *, protected_samples: Sequence[Any] = ()) -> Scrubber:

@@ -81,9 +81,10 @@ def _list(args: argparse.Namespace, app: App) -> int:
     project_file = project_patterns_file(app.config.project_root)
     rows = [(rule_id(p), "global", p) for p in app.config.get("security.sensitive_patterns") or []]
     rows += [(rule_id(p), "project", p) for p in read_patterns(project_file)]
-    packs = app.plugins.rule_packs(app.config)
-    pack_rows = [(name, len(packs[name].rules), packs[name].source) for name in sorted(packs)]
-    try:  # listing must work even when a pattern is refused: that is how one finds it
+    pack_rows: list[tuple[str, int, str]] = []
+    try:  # listing must work even when the rule set is refused: that is how one finds out why
+        packs = app.plugins.rule_packs(app.config)
+        pack_rows = [(name, len(packs[name].rules), packs[name].source) for name in sorted(packs)]
         version, problem = _scrubber(app).version, None
     except ScrubberError as exc:
         version, problem = None, str(exc)
@@ -101,8 +102,10 @@ def _list(args: argparse.Namespace, app: App) -> int:
     else:
         print(f"no custom patterns (project file: {project_file})")
     print()
-    print_table(pack_rows, ["rule pack", "rules", "source"])
-    print(f"\nscrubber: {version}" if version else f"\nrefused: {problem}")
+    if pack_rows:
+        print_table(pack_rows, ["rule pack", "rules", "source"])
+        print()
+    print(f"scrubber: {version}" if version else f"refused: {problem}\nLCM stores nothing until this is fixed.")
     return 0
 
 

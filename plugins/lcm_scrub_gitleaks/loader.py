@@ -21,8 +21,10 @@ from lcm_framework.plugin_api import Allowlist, Rule, RulePack, ScrubberError
 def load_gitleaks_file(path: Path, name: str) -> RulePack:
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScrubberError(f"cannot read gitleaks config {path}: {type(exc).__name__}") from None
+    except OSError as exc:
+        raise ScrubberError(f"cannot read gitleaks config {path}: {exc.strerror or type(exc).__name__}") from None
+    except UnicodeDecodeError:
+        raise ScrubberError(f"cannot read gitleaks config {path}: not UTF-8 text") from None
     return load_gitleaks_toml(text, name, source=str(path))
 
 

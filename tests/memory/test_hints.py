@@ -8,6 +8,7 @@ import pytest
 
 from lcm_framework.memory import hints, store
 from lcm_framework.memory.scope import MemoryScope
+from lcm_framework.scrub import Scrubber
 from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
 from lcm_framework.storage.models import NewSummary, SummaryKind
 from tests.compaction.helpers import ingest, texts
@@ -17,22 +18,23 @@ __all__ = ["factory"]
 
 
 @pytest.fixture
-def scope(factory: StorageBackendFactory) -> Iterator[MemoryScope]:
+def scope(factory: StorageBackendFactory, scrubber: Scrubber) -> Iterator[MemoryScope]:
     opened = factory.open_project(make_ref("hints"))
     try:
-        yield MemoryScope(opened, user_wide=False)
+        yield MemoryScope(opened, user_wide=False, scrubber_factory=lambda: scrubber)
     finally:
         opened.close()
 
 
-def add(storage: ProjectStorage, text: str, confidence: float = 0.5) -> str:
-    return store.memory_ref(store.remember(storage, text, confidence=confidence).memory.memory_id)
+def add(scope: MemoryScope, text: str, confidence: float = 0.5) -> str:
+    return store.memory_ref(store.remember(scope.storage, text, scrubber=scope.scrubber(),
+                                           confidence=confidence).memory.memory_id)
 
 
 def test_threshold_cap_and_order(scope: MemoryScope) -> None:
-    strong = add(scope.storage, "The payments worker retries webhooks from payments/retry.py", 0.9)
-    weak = add(scope.storage, "The payments worker logs to stdout", 0.1)
-    add(scope.storage, "Deploys go through the staging branch")
+    strong = add(scope, "The payments worker retries webhooks from payments/retry.py", 0.9)
+    weak = add(scope, "The payments worker logs to stdout", 0.1)
+    add(scope, "Deploys go through the staging branch")
     prompt = "why does the payments worker retry webhooks twice in payments/retry.py?"
     everything = hints.for_prompt(scope, None, prompt, session_id=None, min_score=0.0, max_tokens=10_000)
     ids = [i["id"] for i in everything["items"]]
@@ -43,7 +45,7 @@ def test_threshold_cap_and_order(scope: MemoryScope) -> None:
     assert strict == {"items": [], "tokens": 0, "context": ""}
     surfaced = {ref: scope.storage.recall.stats(ref).surfaced for ref in (strong, weak)}
     assert surfaced == {strong: 2, weak: 1}
-    assert scope.storage.recall.surfacings(strong)[0].query == prompt
+    assert scope.storage.recall.surfacings(strong)[0].query is None  # the prompt is never stored
 
 
 def summarize(storage: ProjectStorage, session: str, content: str) -> str:

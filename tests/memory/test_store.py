@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 
 import pytest
 
 from lcm_framework.memory import store
 from lcm_framework.memory.lineage import Lineage, parse
 from lcm_framework.memory.text import same_insight
+from lcm_framework.scrub import Scrubber
 from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
 from tests.conformance.conftest import factory, make_ref
 
@@ -26,6 +28,15 @@ DISTINCT = [
     ("Store timestamps in UTC microseconds", "Store ids as integers"),
     ("Never use pip", "Use pip"),
 ]
+
+
+Remember = Callable[..., store.Stored]
+
+
+@pytest.fixture
+def remember(scrubber: Scrubber) -> Remember:
+    """``store.remember`` through the built-in rules."""
+    return partial(store.remember, scrubber=scrubber)
 
 
 @pytest.fixture
@@ -47,28 +58,28 @@ def test_distinct_insights_stay_apart(first: str, second: str) -> None:
     assert not same_insight(first, second)
 
 
-def test_a_reworded_duplicate_raises_confidence_instead_of_copying(storage: ProjectStorage) -> None:
-    first = store.remember(storage, REWORDED[0][0], tags=("tooling", "python"), confidence=0.5)
-    again = store.remember(storage, REWORDED[0][1], tags=("other",))
-    exact = store.remember(storage, "  use UV instead of pip, for installing packages. ")
+def test_a_reworded_duplicate_raises_confidence_instead_of_copying(storage: ProjectStorage, remember: Remember) -> None:
+    first = remember(storage, REWORDED[0][0], tags=("tooling", "python"), confidence=0.5)
+    again = remember(storage, REWORDED[0][1], tags=("other",))
+    exact = remember(storage, "  use UV instead of pip, for installing packages. ")
     assert first.created and not again.created and not exact.created
     assert again.memory.memory_id == exact.memory.memory_id == first.memory.memory_id
     assert first.memory.confidence < again.memory.confidence < exact.memory.confidence < 1.0
     assert again.memory.tags == ("tooling", "python")
-    other = store.remember(storage, DISTINCT[0][0])
+    other = remember(storage, DISTINCT[0][0])
     assert other.created and len(storage.promoted_memory.list_memories()) == 2
 
 
-def test_a_duplicate_of_an_archived_memory_revives_it(storage: ProjectStorage) -> None:
-    first = store.remember(storage, "Deploys go through the staging branch")
+def test_a_duplicate_of_an_archived_memory_revives_it(storage: ProjectStorage, remember: Remember) -> None:
+    first = remember(storage, "Deploys go through the staging branch")
     storage.promoted_memory.archive(first.memory.memory_id)
-    again = store.remember(storage, "deploys go through the staging branch!")
+    again = remember(storage, "deploys go through the staging branch!")
     assert not again.created and not again.memory.archived
 
 
-def test_feedback_and_ignored_surfacing_move_confidence(storage: ProjectStorage) -> None:
-    useful = store.remember(storage, "Migrations live in plugins/lcm_postgres/migrations").memory
-    ignored = store.remember(storage, "The CLI never prints from the core").memory
+def test_feedback_and_ignored_surfacing_move_confidence(storage: ProjectStorage, remember: Remember) -> None:
+    useful = remember(storage, "Migrations live in plugins/lcm_postgres/migrations").memory
+    ignored = remember(storage, "The CLI never prints from the core").memory
     ref_useful, ref_ignored = store.memory_ref(useful.memory_id), store.memory_ref(ignored.memory_id)
     raised = store.feedback(storage, useful.memory_id, ref_useful, useful=True)
     assert raised.confidence > useful.confidence
@@ -85,17 +96,17 @@ def test_feedback_and_ignored_surfacing_move_confidence(storage: ProjectStorage)
     assert (counts[useful.memory_id].useful, counts[useful.memory_id].not_useful) == (1, 1)
 
 
-def test_review_lists_only_stale_never_useful_memories(storage: ProjectStorage) -> None:
-    weak = store.remember(storage, "A weak guess about caching", confidence=0.2).memory
-    helped = store.remember(storage, "A weak but useful hint about logging", confidence=0.1).memory
+def test_review_lists_only_stale_never_useful_memories(storage: ProjectStorage, remember: Remember) -> None:
+    weak = remember(storage, "A weak guess about caching", confidence=0.2).memory
+    helped = remember(storage, "A weak but useful hint about logging", confidence=0.1).memory
     storage.recall.record_feedback(store.memory_ref(helped.memory_id), useful=True)
-    store.remember(storage, "A confident rule about formatting", confidence=0.9)
+    remember(storage, "A confident rule about formatting", confidence=0.9)
     assert store.review(storage, older_than_days=1) == []  # nothing old enough yet
     assert [m.memory_id for m in store.review(storage, older_than_days=0)] == [weak.memory_id]
 
 
-def test_forget_deletes_the_memory_and_its_history(storage: ProjectStorage) -> None:
-    memory = store.remember(storage, "Temporary note").memory
+def test_forget_deletes_the_memory_and_its_history(storage: ProjectStorage, remember: Remember) -> None:
+    memory = remember(storage, "Temporary note").memory
     ref = store.memory_ref(memory.memory_id)
     store.record_surfacing(storage, [ref], query="note")
     store.forget(storage, memory.memory_id, ref)
@@ -105,9 +116,9 @@ def test_forget_deletes_the_memory_and_its_history(storage: ProjectStorage) -> N
         store.forget(storage, memory.memory_id, ref)
 
 
-def test_lineage_round_trips_through_metadata(storage: ProjectStorage) -> None:
+def test_lineage_round_trips_through_metadata(storage: ProjectStorage, remember: Remember) -> None:
     lineage = Lineage("promotion", ("sum_ab", "sum_cd"), (3, 4), "decision")
-    memory = store.remember(storage, "We chose RE2 for every scrubber rule", lineage=lineage).memory
+    memory = remember(storage, "We chose RE2 for every scrubber rule", lineage=lineage).memory
     assert memory.source_summary_id == "sum_ab"
     assert parse(memory.metadata) == lineage
     assert parse("free text").extra == {"note": "free text"}
