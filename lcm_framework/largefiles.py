@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import mimetypes
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,10 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from .compaction.ids import file_id
-from .errors import ConflictError, NotFoundError
+from .compaction.ids import FILE_ID, file_id
+from .errors import ConflictError, DataValidationError, NotFoundError
 from .explore import explore
-from .fsutil import atomic_write_private
+from .safe_paths import atomic_write_private
 from .storage.models import LargeFile
 from .summarize.tokens import estimate_tokens
 
@@ -58,12 +59,21 @@ class LargeFileStore:
         explorer: Explorer | None = None,
     ) -> None:
         self.storage = storage
+        self.home = home
         self.directory = home / "projects" / storage.project_id / "files"
         self.threshold = threshold_tokens
         self.explorer = explorer
 
     def path_for(self, record: LargeFile) -> Path:
-        return self.directory / f"{record.file_id}{_extension(record.file_name)}"
+        return self._path(record.file_id, record.file_name)
+
+    def _path(self, fid: str, name: str | None) -> Path:
+        """Where a large file lives; DataValidationError for an id ``file_id`` cannot make (never a path)."""
+        if not FILE_ID.fullmatch(fid):
+            raise DataValidationError("a large file id is not a content id (file_ and 16 hex digits)",
+                                      backend="files", domain="large_files", project=self.storage.project_id,
+                                      code="invalid_file_id")
+        return self.directory / f"{fid}{_extension(name)}"
 
     def reference(self, record: LargeFile) -> str:
         name = record.file_name or "pasted content"
@@ -97,18 +107,29 @@ class LargeFileStore:
             exploration_summary=self._explore(content, name),
             created_at=datetime.now(UTC),
         )
-        path = self.path_for(record)
-        if not path.exists():
-            try:
-                atomic_write_private(path, content.encode("utf-8"), require_absent=True)
-            except FileExistsError:
-                pass  # a concurrent writer published the same content-addressed file
+        self.write_once(record.file_id, record.file_name, content)
         if existing is None:
             try:
                 record = self.storage.large_files.create_file(record)
             except ConflictError:
                 record = self.storage.large_files.get_file(fid) or record
         return record
+
+    def write_once(self, fid: str, name: str | None, content: str) -> Path | None:
+        """Publish ``content`` as large file ``fid`` named ``name`` unless something is at its path already
+        (never replaced); the path when this call created it. DataValidationError unless ``fid`` is the
+        id of ``content``."""
+        if file_id(content) != fid:
+            raise DataValidationError("a large file's content does not give its id", backend="files",
+                                      domain="large_files", project=self.storage.project_id, code="file_id_mismatch")
+        path = self._path(fid, name)
+        if os.path.lexists(path):
+            return None
+        try:
+            atomic_write_private(path, content.encode("utf-8"), require_absent=True, home=self.home)
+        except FileExistsError:
+            return None  # a concurrent writer published the same content-addressed file
+        return path
 
     def rewrite(self, conversation_id: int, message_id: int | None, text: str) -> Rewritten:
         """``text`` with every block above the threshold replaced by its reference."""

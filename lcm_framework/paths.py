@@ -32,9 +32,3 @@ def project_id_for(root: Path | str) -> str:
     """Stable id of a project: sha256 of its resolved absolute path."""
     return hashlib.sha256(str(Path(root).resolve()).encode("utf-8")).hexdigest()
 
-
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) with mode 0700 and tighten it if it already exists."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path, 0o700)
-    return path

@@ -13,24 +13,28 @@ from .recall_common import add_all_projects
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
-                        help="where to write the records (JSON Lines; '-' for standard output)")
+                        help="where to write the records (JSON Lines; '-' for standard output); written beside "
+                             "FILE and renamed into place. A symbolic link or non-regular file there is refused")
+    parser.add_argument("--force", action="store_true",
+                        help="replace FILE if it already exists (without it an existing FILE is refused)")
     parser.add_argument("--memories-only", action="store_true",
                         help="only memories (with tags, confidence, lineage and recall history)")
     add_all_projects(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..fsutil import atomic_write_private
     from ..portable.export import write_stream
+    from ..safe_paths import check_output, write_output
 
     if str(args.output) == "-":
         count = write_stream(app, sys.stdout, all_projects=args.all_projects, memories_only=args.memories_only)
     else:
         import io
 
+        check_output(args.output, replace=args.force)
         buffer = io.StringIO()
         count = write_stream(app, buffer, all_projects=args.all_projects, memories_only=args.memories_only)
-        atomic_write_private(args.output.resolve(), buffer.getvalue().encode("utf-8"))
+        write_output(args.output, buffer.getvalue().encode("utf-8"), replace=args.force)
     print(f"exported {count} records to {args.output}", file=sys.stderr)
     return 0
 

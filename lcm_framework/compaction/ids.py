@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime
 
 SUMMARY_PREFIX = "sum_"
 FILE_PREFIX = "file_"
 MESSAGE_PREFIX = "msg_"
+SUMMARY_ID = re.compile(rf"{SUMMARY_PREFIX}[0-9a-f]{{16}}")
+FILE_ID = re.compile(rf"{FILE_PREFIX}[0-9a-f]{{16}}")
+"""The exact shapes ``summary_id`` and ``file_id`` make: check an id from outside with ``fullmatch``."""
 
 
 def summary_id(content: str, created_at: datetime) -> str:

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..fsutil import atomic_write_private
-from ..paths import ensure_private_dir
+from ..safe_paths import atomic_write_private
 
 
 def set_key(path: Path, key: str, value: Any) -> None:
@@ -29,5 +28,4 @@ def set_key(path: Path, key: str, value: Any) -> None:
             data.pop(section)
     else:
         body[name] = value
-    ensure_private_dir(path.parent)
     atomic_write_private(path, tomli_w.dumps(data).encode("utf-8"))

@@ -29,6 +29,7 @@ from ..errors import (
     UnsupportedCapabilityError,
 )
 from ..recall.refs import RecallNotFoundError
+from ..safe_paths import atomic_write_private
 from .bodies import BadRequest
 from .files import ensure_token, log_path, pid_path
 from .lifecycle import another_daemon
@@ -152,7 +153,7 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
         lifespan="on", timeout_graceful_shutdown=30, log_config=None,
     ))
     pid_file = pid_path(home)
-    pid_file.write_text(f"{os.getpid()} {port}\n", encoding="utf-8")
+    atomic_write_private(pid_file, f"{os.getpid()} {port}\n".encode(), home=home)  # 0600
     log.info("daemon %s listening on 127.0.0.1:%s", os.getpid(), port)
     for sig in (signal.SIGTERM, signal.SIGINT):
         # uvicorn re-raises the signal it shut down for once it is done; this no-op handler then

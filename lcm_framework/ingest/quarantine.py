@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..paths import ensure_private_dir, lcm_home
+from ..paths import lcm_home
+from ..safe_paths import ensure_private_dir
 from ..sqlite_files import open_private
 from .errors import QuarantineStoreError
 
@@ -84,8 +85,8 @@ class QuarantineStore:
         self.client_name = client_name
         self._lock = threading.Lock()
         self.path = quarantine_path(project_id, client_name, home)
-        ensure_private_dir(self.path.parent.parent)
-        ensure_private_dir(self.path.parent)
+        ensure_private_dir(self.path.parent.parent, home=home)
+        ensure_private_dir(self.path.parent, home=home)
         try:
             self._db = open_private(self.path, 30, wal=False)
         except (OSError, sqlite3.Error) as exc:

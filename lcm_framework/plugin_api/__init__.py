@@ -41,7 +41,7 @@ from ..errors import (
 )
 from ..extensions import Allowlist, Argument, Capability, CommandSpec, PromptSource, Rule, RulePack, StorageBackendInfo
 from ..hookspecs import hookimpl
-from ..paths import ensure_private_dir
+from ..safe_paths import atomic_write_private, ensure_private_dir
 
 __all__ = [
     "Allowlist",
@@ -68,6 +68,7 @@ __all__ = [
     "SummarizerUnavailableError",
     "TranscriptError",
     "UnsupportedCapabilityError",
+    "atomic_write_private",
     "ensure_private_dir",
     "hookimpl",
 ]

@@ -1,11 +1,12 @@
-"""Apply one portable conversation record inside a transaction."""
+"""Apply one checked, re-scrubbed portable conversation record: its large files, then its rows in one
+transaction; when the transaction fails, the files this call created are removed again."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..fsutil import atomic_write_private
+from ..largefiles import LargeFileStore
 from ..storage.models import (
     Checkpoint,
     FormatIdentity,
@@ -21,18 +22,31 @@ from ..storage.models import (
 from .records import required_when, when
 
 if TYPE_CHECKING:
-    from ..storage.contracts import Repositories
+    from ..storage.contracts import ProjectStorage, Repositories
 
 
-def apply_conversation(repos: Repositories, home: Path, project_id: str, record: dict[str, Any]) -> None:
+def apply_conversation(storage: ProjectStorage, home: Path, record: dict[str, Any]) -> None:
+    """Store ``record`` in ``storage``: all of it, or (on any error) none of it."""
+    files = LargeFileStore(storage, home, threshold_tokens=0)
+    created: list[Path] = []
+    try:
+        for f in record["files"]:
+            path = files.write_once(f["file_id"], f["file_name"], f["content"])
+            if path is not None:
+                created.append(path)
+        storage.transaction(lambda repos: _rows(repos, record))
+    except BaseException:
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _rows(repos: Repositories, record: dict[str, Any]) -> None:
     conversation = repos.conversations.create_conversation(record["session_id"], title=record["title"])
     cid = conversation.conversation_id
     stored = repos.conversations.insert_messages(cid, [_message(m) for m in record["messages"]])
     id_of = {m.seq: m.message_id for m in stored}
     for f in record["files"]:
-        path = home / "projects" / project_id / "files" / f"{f['file_id']}{Path(f['file_name'] or '').suffix}"
-        if not path.exists():
-            atomic_write_private(path, f["content"].encode("utf-8"))
         repos.large_files.create_file(LargeFile(
             f["file_id"], cid, id_of.get(f["message_seq"]) if f["message_seq"] is not None else None, f["file_name"],
             f["mime_type"], f["byte_size"], f["token_count"], f["sha256"], f["exploration_summary"],

@@ -1,25 +1,31 @@
 """Read portable records into the configured backend (``lcm import-records``).
 
-Idempotent: a memory whose normalized text the project already holds is skipped, and so is a conversation
-segment whose stored records give the same digest. Each record is applied in one transaction; a checkpoint
-(``$LCM_HOME/imports/<digest of the path>.json``: the line and digest of the last applied record and the
-header's digest) lets a killed import resume after it. The checkpoint is removed once the whole file is applied.
+Every record is checked by ``reader`` (types, id formats, digest) and scrubbed again by ``rescrub`` with
+the scrubber ``lcm import`` uses before anything is stored. Idempotent: a memory whose normalized text
+the project already holds is skipped, and so is a conversation segment whose stored records give the
+same digest. Each record is applied in one transaction; a checkpoint (``$LCM_HOME/imports/<digest of the
+path>.json``: the line and digest of the last applied record and the header's digest) lets a killed
+import resume after it. The checkpoint is removed once the whole file is applied.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..fsutil import atomic_write_private
 from ..memory.lineage import Lineage
 from ..memory.scope import user_wide_root
 from ..memory.text import normalize
+from ..safe_paths import atomic_write_private
 from .export import Locator, conversation_record
-from .records import RecordFormatError, check_header, parse_record, required_when, when
+from .reader import lines, read_header, read_record
+from .records import RecordFormatError, digest, required_when, when
+from .rescrub import Rescrubber
 
 if TYPE_CHECKING:
     from ..app import App
@@ -42,6 +48,7 @@ class ImportReport:
 class Checkpoint:
     def __init__(self, home: Path, source: Path, header_line: str) -> None:
         key = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:32]
+        self.home = home
         self.path = home / "imports" / f"{key}.json"
         self.header = hashlib.sha256(header_line.encode()).hexdigest()
 
@@ -56,7 +63,8 @@ class Checkpoint:
         return int(data.get("line", 0)), data.get("digest")
 
     def save(self, line: int, digest: str) -> None:
-        atomic_write_private(self.path, json.dumps({"header": self.header, "line": line, "digest": digest}).encode())
+        data = json.dumps({"header": self.header, "line": line, "digest": digest}).encode()
+        atomic_write_private(self.path, data, home=self.home)
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
@@ -64,26 +72,33 @@ class Checkpoint:
 
 def import_file(app: App, path: Path, *, here: bool = False) -> ImportReport:
     """Apply every record of ``path``; ``here`` puts a one-project stream into the current project."""
+    from ..scrub import app_scrubber
+
     report = ImportReport()
-    with path.open("r", encoding="utf-8") as stream:
-        header_line = stream.readline()
-        check_header(header_line)
+    rescrubber = Rescrubber(app_scrubber(app.config, app.plugins))
+    with _open(path) as stream:
+        numbered = lines(stream)
+        header_line = next((text for _, text in numbered), "")
+        read_header(header_line)
         checkpoint = Checkpoint(Path(app.config.home), path, header_line)
         done = _still_valid(path, *checkpoint.last())
-        target = _Target(app, here)
+        target = _Target(app, here, rescrubber)
         try:
-            for number, line in enumerate(stream, start=2):
+            for number, line in numbered:
                 if not line.strip():
                     continue
-                record = parse_record(line, number)
+                record = read_record(line, number)
                 report.lines = number
-                if record["type"] == "project":
-                    target.switch(record)
-                    continue
-                if number <= done:
-                    report.resumed_after_line = done
-                    continue
-                target.apply(record, report)
+                try:
+                    if record["type"] == "project":
+                        target.switch(record)
+                        continue
+                    if number <= done:
+                        report.resumed_after_line = done
+                        continue
+                    target.apply(record, report)
+                except RecordFormatError as exc:
+                    raise RecordFormatError(f"line {number}: {exc}") from None
                 checkpoint.save(number, record["digest"])
         finally:
             target.close()
@@ -91,29 +106,43 @@ def import_file(app: App, path: Path, *, here: bool = False) -> ImportReport:
     return report
 
 
+@contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
+    try:
+        stream = path.open("rb")
+    except OSError as exc:
+        raise RecordFormatError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+    with stream:
+        yield stream
+
+
 def _still_valid(path: Path, line: int, digest: str | None) -> int:
     """``line`` when the file still holds the checkpointed record there, else 0 (apply it all again)."""
     if not line:
         return 0
-    with path.open("r", encoding="utf-8") as stream:
-        for number, text in enumerate(stream, start=1):
+    with _open(path) as stream:
+        for number, text in lines(stream):
             if number == line:
-                return line if json.loads(text).get("digest") == digest else 0
+                try:
+                    return line if read_record(text, number)["digest"] == digest else 0
+                except RecordFormatError:
+                    return 0
     return 0
 
 
 class _Target:
     """The project storage records are being applied to."""
 
-    def __init__(self, app: App, here: bool) -> None:
+    def __init__(self, app: App, here: bool, rescrubber: Rescrubber) -> None:
         self.app = app
         self.here = here
+        self.rescrubber = rescrubber
         self.storage: ProjectStorage | None = None
         self.projects = 0
 
     def switch(self, record: dict[str, Any]) -> None:
         self.close()
-        if record.get("user_wide"):
+        if record["user_wide"]:
             root: Path | str | None = user_wide_root(self.app)
         elif self.here:
             self.projects += 1
@@ -121,7 +150,7 @@ class _Target:
                 raise RecordFormatError("--here takes a file of one project (this one holds several)")
             root = None
         else:
-            root = str(record["root"])
+            root = record["root"]
         self.storage = self.app.storage.open_project(self.app.project_ref(root))
         self.known = {normalize(m.content) for m in self.storage.promoted_memory.list_memories(include_archived=True)}
 
@@ -131,15 +160,14 @@ class _Target:
             self.storage = None
 
     def apply(self, record: dict[str, Any], report: ImportReport) -> None:
+        """Apply a checked ``conversation`` or ``memory`` record, scrubbed again first."""
         if self.storage is None:
             raise RecordFormatError("a record came before any project record")
-        kind = record["type"]
-        if kind == "conversation":
-            report.count(kind, self._conversation(self.storage, record, report))
-        elif kind == "memory":
-            report.count(kind, self._memory(self.storage, record))
+        clean = self.rescrubber.record(record)
+        if clean["type"] == "conversation":
+            report.count("conversation", self._conversation(self.storage, clean, report))
         else:
-            raise RecordFormatError(f"unknown record type {kind!r}")
+            report.count("memory", self._memory(self.storage, clean))
 
     def _conversation(self, storage: ProjectStorage, record: dict[str, Any], report: ImportReport) -> bool:
         from .apply import apply_conversation
@@ -148,12 +176,11 @@ class _Target:
         if record["segment"] < len(existing):
             stored = conversation_record(storage, Path(self.app.config.home), existing[record["segment"]],
                                          Locator(storage))
-            if stored["digest"] != record["digest"]:
+            if stored["digest"] != digest(record):
                 report.conflicts.append(f"session {record['session_id']} segment {record['segment']} differs "
                                         "from the stored one: kept the stored one")
             return False
-        storage.transaction(lambda repos: apply_conversation(repos, Path(self.app.config.home),
-                                                             storage.project_id, record))
+        apply_conversation(storage, Path(self.app.config.home), record)
         return True
 
     def _memory(self, storage: ProjectStorage, record: dict[str, Any]) -> bool:

@@ -4,6 +4,10 @@ Header: ``{"format": "lcm-records", "version": 1, ...}``. Every later line is a 
 (``project``, ``conversation``, ``memory``) and a ``digest``: the sha256 of the record's canonical JSON
 (sorted keys, no whitespace) without the ``digest`` key. Records carry no backend-assigned ids: messages
 are named by ``[session_id, segment, seq]``, summaries and files by their content-derived ids.
+
+The digest is an integrity check against damage (a truncated copy, a bad disk, an edit by mistake), not
+authentication: it is unkeyed, so whoever edits a file can recompute it. What makes a hostile file
+harmless is the reader (``reader``: exact types and id formats) and the importer (every text re-scrubbed).
 """
 
 from __future__ import annotations
@@ -31,50 +35,28 @@ def canonical(record: dict[str, Any]) -> str:
                       separators=(",", ":"))
 
 
+def digest(record: dict[str, Any]) -> str:
+    """The sha256 of ``record``'s canonical JSON without its ``digest`` key."""
+    return hashlib.sha256(canonical(record).encode("utf-8")).hexdigest()
+
+
 def with_digest(record: dict[str, Any]) -> dict[str, Any]:
-    return {**record, "digest": hashlib.sha256(canonical(record).encode("utf-8")).hexdigest()}
+    return {**record, "digest": digest(record)}
 
 
 def header(*, backend: str, created_at: datetime) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "backend": backend, "created_at": created_at.isoformat()}
 
 
-def check_header(line: str) -> dict[str, Any]:
-    try:
-        head = json.loads(line)
-    except json.JSONDecodeError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != FORMAT or not isinstance(head.get("version"), int):
-        raise RecordFormatError(f"not an LCM records file (the first line must be a {FORMAT!r} header)")
-    if head["version"] > VERSION:
-        raise RecordFormatError(
-            f"this file is format version {head['version']}, newer than the version {VERSION} this LCM reads: "
-            "upgrade LCM to import it")
-    return head
-
-
-def parse_record(line: str, number: int) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise RecordFormatError(f"line {number} is not JSON ({exc.msg})") from None
-    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-        raise RecordFormatError(f"line {number} is not a record (an object with a type)")
-    if record.get("digest") != with_digest(record)["digest"]:
-        raise RecordFormatError(f"line {number}: the record does not match its digest (damaged or edited)")
-    return record
-
-
 def iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def when(value: Any) -> datetime | None:
-    return datetime.fromisoformat(value) if isinstance(value, str) else None
+def when(value: str | None) -> datetime | None:
+    """A timestamp the reader checked (``None`` stays ``None``)."""
+    return datetime.fromisoformat(value) if value is not None else None
 
 
-def required_when(value: Any) -> datetime:
-    found = when(value)
-    if found is None:
-        raise RecordFormatError("a record lacks a required timestamp")
-    return found
+def required_when(value: str) -> datetime:
+    """A timestamp the reader checked is present."""
+    return datetime.fromisoformat(value)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..fsutil import atomic_write_private
+from ..safe_paths import atomic_write_private
 
 FILE_NAME = "sensitive-audit.json"
 

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 import time
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.plugin_api import ConfigError, ConflictError, ensure_private_dir
+from lcm_framework.plugin_api import ConfigError, ConflictError, atomic_write_private
 
 from .errors import BACKEND
 
@@ -65,11 +64,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    ensure_private_dir(path.parent)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", "utf-8")
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
+    atomic_write_private(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def local_machine(home: Path) -> Machine | None:

@@ -8,11 +8,10 @@ with ``#`` are ignored. Each pattern becomes a keyword-less rule whose id is
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from lcm_framework.plugin_api import Rule, RulePack, ScrubberError, ensure_private_dir
+from lcm_framework.plugin_api import Rule, RulePack, ScrubberError, atomic_write_private
 
 PACK_NAME = "sensitive-patterns"
 CATEGORY = "sensitive-pattern"
@@ -33,11 +32,7 @@ def read_patterns(path: Path) -> list[str]:
 
 
 def write_patterns(path: Path, patterns: Sequence[str]) -> None:
-    ensure_private_dir(path.parent)
-    tmp = path.with_suffix(".txt.tmp")
-    tmp.write_text("".join(p + "\n" for p in patterns), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    atomic_write_private(path, "".join(p + "\n" for p in patterns).encode("utf-8"))
 
 
 def rule_id(pattern: str) -> str:

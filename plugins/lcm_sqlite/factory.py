@@ -54,8 +54,8 @@ class SqliteBackendFactory:
             raise closed("project", project.project_id)
         try:
             for parent in (self._home, self._projects):
-                ensure_private_dir(parent)
-            directory = ensure_private_dir(self._projects / project.project_id)
+                ensure_private_dir(parent, home=self._home)
+            directory = ensure_private_dir(self._projects / project.project_id, home=self._home)
         except OSError:
             raise StorageUnavailableError("the project directory cannot be created", backend=BACKEND,
                                           domain="project", project=project.project_id, code="io_error") from None
