@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..app import App
 from ..extensions import CommandSpec
@@ -41,6 +42,10 @@ def run(args: argparse.Namespace, app: App) -> int:
         print_json({"session_id": conversation.session_id, **context.as_json()})
     else:
         print(context.as_text())
+    if context.over_budget:
+        print(f"lcm: warning: the context is {context.token_estimate:,} tokens, over the budget of "
+              f"{context.budget:,}: the fresh tail ({context.fresh_tail_tokens:,} tokens, the last "
+              "compaction.fresh_tail_count messages) is always kept whole", file=sys.stderr)
     return 0
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
+from typing import Any
 
 from ..app import App
 from ..capabilities import add_options
 from ..extensions import CommandSpec
 from ..recall_arguments import DESCRIBE
-from .output import print_json
+from .output import print_json, wrapped
 from .recall_common import add_json
 
 
@@ -30,16 +32,47 @@ def run(args: argparse.Namespace, app: App) -> int:
         print(f"{item.id} ({item.kind.value}) session {item.session_id} conversation {item.conversation_id}"
               + (f" project {item.project_id[:12]}" if every else ""))
         for key, value in item.metadata.items():
-            if key != "exploration_summary" and value not in (None, [], ""):
-                print(f"  {key}: {value}")
+            if key != "exploration_summary":
+                _print_field(key, value, "  ")
         for key, ids in item.lineage.items():
             if ids:
-                print(f"  {key}: {' '.join(ids)}")
+                print(wrapped(f"{key} ({len(ids)}): {' '.join(ids)}", "  "))
         if item.metadata.get("exploration_summary"):
             print("  exploration summary:\n    " + str(item.metadata["exploration_summary"]).replace("\n", "\n    "))
         print("--- content ---")
         print(item.content)
     return 0
+
+
+def _print_field(key: str, value: Any, indent: str) -> None:
+    """``key: value`` as a person reads it: a mapping as indented fields, a list of mappings as ``-`` items,
+    other lists comma-separated; nothing for an empty value."""
+    if value is None or value == "" or value == [] or value == {}:
+        return
+    if isinstance(value, dict):
+        print(f"{indent}{key}:")
+        for name, item in value.items():
+            _print_field(name, item, indent + "  ")
+    elif isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        print(f"{indent}{key}:")
+        for entry in value:
+            fields = entry.items() if isinstance(entry, dict) else [("-", entry)]
+            for n, (name, item) in enumerate(fields):
+                _print_field(name, item, indent + ("- " if n == 0 else "  "))
+    elif isinstance(value, list):
+        print(wrapped(f"{key}: {', '.join(_scalar(item) for item in value)}", indent))
+    else:
+        print(f"{indent}{key}: {_scalar(value)}")
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 COMMAND = CommandSpec(

@@ -111,10 +111,7 @@ def _print_summary(summary: dict[str, object], out: TextIO) -> None:
     by_status = summary["files_by_status"]
     assert isinstance(by_status, dict)
     statuses = ", ".join(f"{n} {s}" for s, n in by_status.items())
-    prefix = "would import" if summary["dry_run"] else "imported"
-    out.write(f"{prefix}: {summary['files']} files ({statuses or 'none'}), {summary['bytes']} bytes, "
-              f"{summary['records']} records, {summary['messages']} new messages, "
-              f"{summary['stored']} new native records, {summary['skipped']} already stored\n")
+    out.write(_headline(summary, statuses))
     for label in ("quarantined", "redactions"):
         counts = summary[label]
         assert isinstance(counts, dict)
@@ -130,6 +127,21 @@ def _print_summary(summary: dict[str, object], out: TextIO) -> None:
     assert isinstance(errors, list)
     for error in errors:
         out.write(f"error: {error['path']}: {error['message']} [{error['code']}]\n")
+
+
+def _headline(summary: dict[str, object], statuses: str) -> str:
+    """The first line: what was (or would be) imported, or a sentence saying nothing new was."""
+    files, dry = summary["files"], summary["dry_run"]
+    if not files:
+        return "nothing to import: no transcript files found\n"
+    if not summary["messages"] and not summary["stored"]:
+        verb = "would be imported" if dry else "was imported"
+        held = f"; {summary['skipped']} records read were already stored" if summary["skipped"] else ""
+        return f"nothing new {verb}: {files} transcript files ({statuses}){held}\n"
+    prefix = "would import" if dry else "imported"
+    return (f"{prefix}: {files} files ({statuses}), {summary['bytes']} bytes, {summary['records']} records, "
+            f"{summary['messages']} new messages, {summary['stored']} new native records, "
+            f"{summary['skipped']} already stored\n")
 
 
 COMMAND = CommandSpec(
