@@ -72,11 +72,12 @@ def terminal_width() -> int:
 
 
 def wrapped(text: str, indent: str = "", width: int | None = None) -> str:
-    """``text`` on ``indent``-ed lines that fit ``width`` (default the terminal's); long words are broken."""
+    """``text`` on ``indent``-ed lines that fit ``width`` (default the terminal's), continuation lines indented
+    two more; a word longer than a line (an id) stays whole on its own line."""
     import textwrap
 
     return textwrap.fill(text, width=max(width or terminal_width(), len(indent) + 20), initial_indent=indent,
-                         subsequent_indent=indent + "  ", break_on_hyphens=False)
+                         subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
 
 
 class Progress:
