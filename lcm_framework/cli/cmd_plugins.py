@@ -7,7 +7,7 @@ from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
-from .output import print_json, print_table
+from .output import print_json, terminal_width, wrapped
 
 KINDS = {
     "formats": "format",
@@ -65,20 +65,14 @@ def run(args: argparse.Namespace, app: App) -> int:
         return 0
     if not rows:
         print("No third-party plugins installed. `lcm plugins --all` lists the built-in ones too.")
-    else:
-        table = [
-            (
-                r["name"],
-                r["distribution"],
-                r["version"],
-                ", ".join(h.removeprefix("lcm_") for h in r["hooks"]),
-                "; ".join(f"{k}: {', '.join(v)}" for k, v in r["registered"].items()),
-            )
-            for r in rows
-        ]
-        print_table(table, ["plugin", "distribution", "version", "hooks", "registered"])
+    width = terminal_width()
+    for r in rows:  # a block per plugin, wrapped to the terminal: a table of them is hundreds of columns wide
+        print(wrapped(f"{r['name']}  ({r['distribution']} {r['version']})", width=width))
+        print(wrapped(f"hooks: {', '.join(h.removeprefix('lcm_') for h in r['hooks'])}", "    ", width))
+        for kind, names in r["registered"].items():
+            print(wrapped(f"{kind}: {', '.join(names)}", "    ", width))
     for f in failures:
-        print(f"failed: {f['name']} ({f['distribution']}): {f['error']}")
+        print(wrapped(f"failed: {f['name']} ({f['distribution']}): {f['error']}", width=width))
     return 0
 
 
