@@ -96,7 +96,7 @@ case("github-oauth", "token {}", lambda g: "gho_" + g.of(B62, 36))
 case("github-app-token", "installation token {}", lambda g: "ghs_" + g.of(B62, 36))
 case("github-refresh-token", "refresh {}", lambda g: "ghr_" + g.of(B62, 36))
 case("gitlab-token", "GITLAB_TOKEN={}", lambda g: "glpat-" + g.of(URLSAFE, 20))
-case("npm-token", "//registry.npmjs.org/:_authToken={}", lambda g: "npm_" + g.of(B62, 36))
+case("npm-token", "//npm.internal.example/:_authToken={}", lambda g: "npm_" + g.of(B62, 36))
 case("pypi-token", "password = {}", lambda g: "pypi-AgEIcHlwaS5vcmc" + g.of(URLSAFE, 60))
 case("docker-hub-pat", "docker login -p {}", lambda g: "dckr_pat_" + g.of(URLSAFE, 27))
 case("slack-token", "SLACK_BOT_TOKEN={}",

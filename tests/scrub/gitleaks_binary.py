@@ -2,34 +2,31 @@
 
 ``$GITLEAKS_BIN`` or a ``gitleaks`` on PATH is used when it has ``gitleaks dir`` (8.19 and later; an older
 one given by ``$GITLEAKS_BIN`` is an error, one on PATH is passed over). Otherwise Debian's build is fetched once
-into ``.cache/tools`` (``LCM_TOOLS_CACHE`` moves it): the package index of Debian unstable over HTTPS
-names the current ``gitleaks`` package and its SHA-256, the ``.deb`` is checked against it, and the
-binary is taken out of the package's ``data.tar.xz`` (a ``.deb`` is an ``ar`` archive; no dpkg needed).
-Debian's is a static Go build of the upstream release, and unstable carries a release recent enough
-for ``gitleaks dir`` and the upstream configuration's schema. ``python -m tests.scrub.gitleaks_binary``
-fetches it ahead of a run.
+into ``.cache/tools`` (``LCM_TOOLS_CACHE`` moves it) by Debian's own client: ``apt-get download gitleaks``
+from the unstable suite of the Debian mirror this machine's apt sources already name, with apt's own
+lists, cache and signature checks (the archive keyring) kept in a private state folder beside the binary,
+so the system's apt state is never touched; ``dpkg-deb -x`` unpacks it. Debian's is a static Go build of
+the upstream release, and unstable carries a release recent enough for ``gitleaks dir`` and the upstream
+configuration's schema (stable's 8.16 has no ``dir``). ``python -m tests.scrub.gitleaks_binary`` fetches it
+ahead of a run (``.ci/run`` does).
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import io
-import lzma
 import os
-import platform
+import re
 import shutil
 import subprocess
 import sys
-import tarfile
-import urllib.request
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-MIRROR = "https://deb.debian.org/debian"
 SUITE = "sid"
-ARCHES = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
-TIMEOUT_S = 120
+KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
+APT_SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
+TIMEOUT_S = 300
 
 
 class GitleaksUnavailable(Exception):
@@ -72,58 +69,59 @@ def _unusable(binary: Path) -> str | None:
     return None if done.returncode == 0 else f"has no 'dir' command: {done.stderr.strip()[:200]}"
 
 
-def _get(url: str) -> bytes:
+def debian_mirror(sources: tuple[Path, ...] = APT_SOURCES) -> str:
+    """The Debian archive URI this machine's apt sources name (one-line ``deb`` entries or deb822 ``URIs:``),
+    security mirrors left out."""
+    files = [f for s in sources for f in ([s] if s.is_file() else sorted(s.glob("*")) if s.is_dir() else [])]
+    for path in files:
+        text = path.read_text(errors="replace")
+        found = re.findall(r"^\s*URIs:\s*(\S+)", text, re.MULTILINE) + re.findall(
+            r"^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)", text, re.MULTILINE)
+        for uri in found:
+            if "debian" in uri and "security" not in uri:
+                return uri.rstrip("/")
+    raise GitleaksUnavailable("this machine's apt sources name no Debian mirror to fetch gitleaks from")
+
+
+def _apt(state: Path, *args: str, cwd: Path | None = None) -> None:
+    options = [f"-oDir::Etc::SourceList={state / 'sources.list'}", "-oDir::Etc::SourceParts=/dev/null",
+               f"-oDir::State::Lists={state / 'lists'}", f"-oDir::Cache={state / 'cache'}", "-qq"]
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
-            data: bytes = response.read()
-            return data
-    except OSError as exc:
-        raise GitleaksUnavailable(f"cannot fetch {url}: {exc}") from None
-
-
-def _package(index: str) -> dict[str, str]:
-    """The ``gitleaks`` stanza of a Debian ``Packages`` index."""
-    for stanza in index.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in stanza.splitlines() if ": " in line and line[0] != " ")
-        if fields.get("Package") == "gitleaks":
-            return fields
-    raise GitleaksUnavailable(f"Debian {SUITE} lists no gitleaks package")
-
-
-def _member(deb: bytes, prefix: str) -> bytes:
-    """An ``ar`` archive member whose name starts with ``prefix``."""
-    if not deb.startswith(b"!<arch>\n"):
-        raise GitleaksUnavailable("the gitleaks package is not an ar archive")
-    at = 8
-    while at + 60 <= len(deb):
-        name, size = deb[at:at + 16].decode().strip(), int(deb[at + 48:at + 58])
-        if name.startswith(prefix):
-            return deb[at + 60:at + 60 + size]
-        at += 60 + size + (size & 1)
-    raise GitleaksUnavailable(f"the gitleaks package holds no {prefix}*")
+        done = subprocess.run(["apt-get", *options, *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitleaksUnavailable(f"apt-get {args[0]}: {exc}") from None
+    if done.returncode != 0:
+        raise GitleaksUnavailable(f"apt-get {args[0]} failed: {done.stderr.strip()[-400:]}")
 
 
 def _fetch(binary: Path) -> None:
-    arch = ARCHES.get(platform.machine().lower())
-    if arch is None or not sys.platform.startswith("linux"):
-        raise GitleaksUnavailable(f"no Debian gitleaks build for {sys.platform}/{platform.machine()}")
-    index = lzma.decompress(_get(f"{MIRROR}/dists/{SUITE}/main/binary-{arch}/Packages.xz")).decode()
-    package = _package(index)
-    deb = _get(f"{MIRROR}/{package['Filename']}")
-    if hashlib.sha256(deb).hexdigest() != package.get("SHA256"):
-        raise GitleaksUnavailable(f"{package['Filename']} does not match the SHA-256 Debian's index gives")
-    with tarfile.open(fileobj=io.BytesIO(_member(deb, "data.tar")), mode="r:*") as data:
-        member = data.extractfile("./usr/bin/gitleaks")
-        if member is None:
-            raise GitleaksUnavailable("the gitleaks package holds no usr/bin/gitleaks")
+    if not sys.platform.startswith("linux") or shutil.which("apt-get") is None or not KEYRING.exists():
+        raise GitleaksUnavailable("no Debian apt-get (with the archive keyring) here to fetch gitleaks with")
+    state = binary.parent / "apt"
+    for sub in ("lists/partial", "cache/archives/partial"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    (state / "sources.list").write_text(f"deb [signed-by={KEYRING}] {debian_mirror()} {SUITE} main\n")
+    _apt(state, "update")
+    with tempfile.TemporaryDirectory(dir=binary.parent) as scratch:
+        _apt(state, "download", "gitleaks", cwd=Path(scratch))
+        deb = next(Path(scratch).glob("gitleaks_*.deb"), None)
+        if deb is None:
+            raise GitleaksUnavailable(f"apt-get download gitleaks left no package in {scratch}")
+        unpacked = Path(scratch) / "unpacked"
+        done = subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0 or not (unpacked / "usr/bin/gitleaks").is_file():
+            raise GitleaksUnavailable(f"cannot unpack {deb.name}: {done.stderr.strip()[:200]}")
         partial = binary.with_suffix(".part")
-        partial.write_bytes(member.read())
+        shutil.copyfile(unpacked / "usr/bin/gitleaks", partial)
+        version = deb.name.split("_")[1]
     partial.chmod(0o755)
     problem = _unusable(partial)
     if problem:
-        raise GitleaksUnavailable(f"Debian's gitleaks {package.get('Version')}: {problem}")
+        raise GitleaksUnavailable(f"Debian's gitleaks {version}: {problem}")
     partial.replace(binary)
-    (binary.parent / "gitleaks.version").write_text(package.get("Version", "?") + "\n")
+    (binary.parent / "gitleaks.version").write_text(version + "\n")
 
 
 if __name__ == "__main__":
