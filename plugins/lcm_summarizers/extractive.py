@@ -19,8 +19,9 @@ Tool output and conversation share the budget in proportion to their size (each
 at least a quarter when both exist). The best units per character are chosen,
 then printed in their original order under the header of the message they came
 from. Size follows the source: a leaf gets a twentieth of its tokens (1,000 for
-a 20,000-token chunk), at least 400, never more than the target. The last line names the
-topics of what was left out. Deterministic: the same segment gives the same text.
+a 20,000-token chunk), at least 400, never more than the target. The last line says how much
+was left out and names its topics (identifiers the conversation mentions there, never
+code vocabulary). Deterministic: the same segment gives the same text.
 """
 
 from __future__ import annotations
@@ -266,18 +267,25 @@ def _render(units: list[_Unit], messages: list[_Message], chosen: set[int]) -> s
 
 
 def _footer(units: list[_Unit], chosen: set[int], lines: int) -> str:
-    """What was left out: its distinctive recurring terms (tf-idf over units, identifiers first), and how much."""
+    """How much was left out, and its topics: the identifiers (paths, names such as retry_budget or AB-1234,
+    versions) the conversation's omitted passages mention and no shown one does, recurring but in less than a
+    fifth of the passages, most distinctive first. Tool output and tool calls name no topics: their code, JSON
+    keys and listings (const, string, file_path, drwxr-xr-x) are vocabulary, not what the work was about."""
     shown = {term for i in chosen for term in units[i].terms}
-    df = Counter(term for i, unit in enumerate(units) if i not in chosen and unit.score > 0 for term in unit.terms)
+    df = Counter(term for i, unit in enumerate(units)
+                 if i not in chosen and unit.score > 0 and not unit.tool and not _TOOL_CALL.match(unit.text)
+                 for term in unit.terms)
     common = max(len(units) // 5, 2)  # in a fifth of the passages or more: vocabulary, not a topic
-    weights = {term: n * math.log(1 + len(units) / n) * (_kind_factor(term) or 0.5)
-               for term, n in df.items()
-               if term not in shown and len(term) > 3 and n < common and not _NUMBERISH.match(term)}
+    weights = {term: n * math.log(1 + len(units) / n) for term, n in df.items()
+               if term not in shown and 2 <= n < common and _kind_factor(term) > 1.0}
     topics = [term for term, _w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:12]]
-    left = len(units) - len(chosen)
-    text = f"Expand for details about: {', '.join(topics)}" if topics else "Expand for details about:"
-    text = f"{text} ({left} of {len(units)} passages of {lines} lines not shown)"
-    return text if len(text) <= _FOOTER_ROOM else text[: _FOOTER_ROOM - 2].rsplit(", ", 1)[0] + " …)"
+    left = f"{len(units) - len(chosen)} of {len(units)} passages of {lines} lines not shown"
+    while topics:
+        text = f"Expand for details about: {', '.join(topics)} ({left})"
+        if len(text) <= _FOOTER_ROOM:
+            return text
+        topics.pop()  # the least distinctive
+    return f"Expand for details: {left}"
 
 
 def _time_range(messages: list[_Message]) -> str:

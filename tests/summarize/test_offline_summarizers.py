@@ -60,7 +60,7 @@ def test_extractive_keeps_planted_details_within_target() -> None:
     for key, needle in NEEDLES.items():
         assert needle in out, key
     assert estimate_tokens(out) <= 400 < estimate_tokens(segment)
-    assert out.splitlines()[-1].startswith("Expand for details about:")
+    assert out.splitlines()[-1].startswith("Expand for details")
 
 
 def test_extractive_orders_by_time_and_stamps_lines() -> None:
