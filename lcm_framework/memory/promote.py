@@ -3,7 +3,8 @@
 With a model summarizer configured the ``promote`` prompt template asks it for JSON lines of insights;
 otherwise (extractive or truncation summarizers) the deterministic extractor of ``extract`` runs. Every
 memory cites the summary and the messages it came from; promoting the same summary again changes nothing,
-the same insight from another summary raises the existing memory's confidence (``store.remember``).
+the same insight from another summary raises the existing memory's confidence once (``store.remember``), and a
+forgotten memory's text is never promoted again. Only the conversation's own words are read (``own_words``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..storage.models import Message
-from .extract import Candidate, extract, tags_of
+from .extract import Candidate, extract, own_words, tags_of
 from .lineage import Lineage
-from .store import remember
+from .store import remember, was_forgotten
 
 if TYPE_CHECKING:
     from ..app import App
@@ -50,6 +51,7 @@ def promote(app: App, storage: ProjectStorage, conversation_ids: Sequence[int], 
     model = app.summarizer_name not in OFFLINE_SUMMARIZERS
     report = PromotionReport(extractor="model" if model else "offline")
     for conversation_id in conversation_ids:
+        subagent = storage.conversations.get_subagent_link(conversation_id) is not None
         for summary in storage.summaries.list_summaries(conversation_id, depth=0):
             if since is not None and summary.created_at < since:
                 continue
@@ -57,11 +59,15 @@ def promote(app: App, storage: ProjectStorage, conversation_ids: Sequence[int], 
             messages = storage.conversations.get_messages(storage.summaries.source_message_ids(summary.summary_id))
             parts = storage.conversations.list_parts([m.message_id for m in messages]) if messages else {}
             try:
-                candidates = _model(app, summary, messages) if model else extract(messages, parts)
+                candidates = (_model(app, summary, [m for m in messages if own_words(
+                    m, parts.get(m.message_id, ()), subagent=subagent)]) if model
+                              else extract(messages, parts, subagent=subagent))
             except Exception as exc:  # a provider failure must not lose the offline insights
                 report.failures.append(f"{summary.summary_id}: {type(exc).__name__}: {exc}"[:300])
-                candidates = extract(messages, parts)
+                candidates = extract(messages, parts, subagent=subagent)
             for candidate in candidates:
+                if was_forgotten(storage, scrubber.scrub_text(candidate.text)[0]):  # as it would be stored
+                    continue
                 stored = remember(storage, candidate.text, scrubber=scrubber, tags=candidate.tags,
                                   confidence=PROMOTED_CONFIDENCE,
                                   lineage=Lineage("promotion", (summary.summary_id,), candidate.message_ids,

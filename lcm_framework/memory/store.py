@@ -5,13 +5,15 @@ recall repository keys a memory's surfacings and feedback by that id.
 
 Confidence (0..1) moves by fixed rules, all here:
 * storing the same insight again (``text.same_insight``) raises it: ``c + (1 - c) * REINFORCE``, at least
-  the confidence given, instead of adding a copy (unless it comes from summaries the memory already cites);
+  the confidence given, instead of adding a copy, and the memory then cites the confirming summaries too
+  (a confirmation from summaries the memory already cites changes nothing);
 * useful feedback raises it (``c + (1 - c) * USEFUL_STEP``), not-useful feedback lowers it (``c * NOT_USEFUL``);
 * every ``IGNORED_EVERY`` surfacings of a memory never marked useful lowers it (``c * IGNORED``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
 PROJECT_PREFIX = "mem_"
 GLOBAL_PREFIX = "gmem_"
+FORGOTTEN_PREFIX = "forgotten:"
 DEFAULT_CONFIDENCE = 0.5
 REINFORCE = 0.3
 USEFUL_STEP = 0.2
@@ -117,7 +120,9 @@ def remember(storage: ProjectStorage, content: str, *, scrubber: Scrubber, tags:
                             source.to_metadata())
             return Stored(repos.promoted_memory.create_memory(new), True)
         raised = max(clamp(given), same.confidence + (1.0 - same.confidence) * REINFORCE)
-        updated = repos.promoted_memory.set_confidence(same.memory_id, clamp(raised))
+        cited = parse(same.metadata)
+        updated = repos.promoted_memory.set_confidence(
+            same.memory_id, clamp(raised), metadata=cited.citing(source).to_metadata() if source.summaries else None)
         if same.archived:
             updated = repos.promoted_memory.revive(same.memory_id)
         return Stored(updated, False)
@@ -175,14 +180,26 @@ def review(storage: ProjectStorage, *, older_than_days: int = REVIEW_AGE_DAYS,
 
 
 def forget(storage: ProjectStorage, memory_id: int, ref: str) -> None:
-    """Delete one memory and its recall history."""
-    get(storage, memory_id)
+    """Delete one memory and its recall history; promotion never brings the same text back
+    (``was_forgotten``)."""
+    memory = get(storage, memory_id)
 
     def apply(repos: Repositories) -> None:
         repos.promoted_memory.delete_memory(memory_id)
         repos.recall.forget([ref])
+        repos.recall.record_feedback(_tombstone(memory.content), useful=False)
 
     storage.transaction(apply)
+
+
+def was_forgotten(storage: ProjectStorage | Repositories, content: str) -> bool:
+    """Whether the user forgot a memory of this text (compared normalized)."""
+    return storage.recall.stats(_tombstone(content)).not_useful > 0
+
+
+def _tombstone(content: str) -> str:
+    """The recall target that records a forgotten text: a digest of its normalized words, never the text."""
+    return f"{FORGOTTEN_PREFIX}{hashlib.sha256(text.normalize(content).encode()).hexdigest()[:32]}"
 
 
 def stats(storage: ProjectStorage, *, prefix: str = PROJECT_PREFIX,
