@@ -49,7 +49,12 @@ def test_memory_round_trip_tags_and_archive(project: ProjectStorage) -> None:
     assert repo.list_memories() == [two]
     assert [m.memory_id for m in repo.list_memories(include_archived=True)] == [one.memory_id, two.memory_id]
     assert not repo.revive(one.memory_id).archived
-    assert repo.set_confidence(two.memory_id, 0.1).confidence == 0.1
+    lowered = repo.set_confidence(two.memory_id, 0.1)
+    assert lowered.confidence == 0.1 and lowered.metadata == two.metadata  # metadata kept unless given
+    cited = repo.set_confidence(two.memory_id, 0.3, metadata='{"summaries": ["sum_1", "sum_2"]}')
+    assert cited.confidence == 0.3 and repo.get_memory(two.memory_id) == cited
+    assert cited.metadata == '{"summaries": ["sum_1", "sum_2"]}' and cited.content == two.content
+    assert repo.get_memory(one.memory_id).metadata == '{"k": 1}'  # only that memory
     assert repo.get_memory(10**9) is None
 
 
