@@ -60,6 +60,17 @@ class App:
         finally:
             storage.close()
 
+    @contextmanager
+    def existing_project(self, root: Path | str | None = None) -> Iterator[ProjectStorage | None]:
+        """Like ``project()``, but ``None`` when nothing is stored for the project yet: a command that only
+        reads opens this, so it never creates a project (``StorageBackendFactory.open_existing_project``)."""
+        storage = self.storage.open_existing_project(self.project_ref(root))
+        try:
+            yield storage
+        finally:
+            if storage is not None:
+                storage.close()
+
     @cached_property
     def summarizer_name(self) -> str:
         """``summarizer.provider``; for ``auto``, the name of the summarizer the ``auto`` factory picks."""

@@ -77,12 +77,15 @@ def check_storage(app: App, env: Mapping[str, str]) -> Check:
     fix = "check storage.backend and its backend plugin's settings: lcm config list (the owner column)"
     try:
         factory_health = app.storage.health()
-        with app.project() as project:
-            project_health = project.health()
+        with app.existing_project() as project:
+            project_health = project.health() if project is not None else None
     except LcmError as exc:
         return Check("storage", FAIL, f"{backend}: {exc}", fix=fix)
-    if not (factory_health.ok and project_health.ok):
-        bad = project_health if factory_health.ok else factory_health
+    if project_health is None and factory_health.ok:
+        return Check("storage", OK, f"{backend}: reachable; nothing stored for this project yet",
+                     data={"backend": backend, "state": "absent"})
+    if not (factory_health.ok and project_health and project_health.ok):
+        bad = project_health if factory_health.ok and project_health else factory_health
         return Check("storage", FAIL, f"{backend}: {bad.state}" + (f" ({bad.detail})" if bad.detail else ""),
                      fix=fix)
     return Check("storage", OK, f"{backend}: reachable, project opened and migrated",
@@ -150,10 +153,10 @@ def check_scrub_audit(app: App, env: Mapping[str, str]) -> Check:
         digest = project_scrubber(app).digest
     except ScrubberError:
         return Check("sensitive_audit", SKIP, "the scrubber is unavailable (see the scrubber check)")
-    with app.project() as project:
-        stats, project_id = project.stats(), project.project_id
+    with app.existing_project() as project:
+        stats, project_id = (project.stats(), project.project_id) if project is not None else (None, "")
     data = {"rules_digest": digest}
-    if not stats.messages and not sum(stats.summaries_by_depth.values()):
+    if stats is None or (not stats.messages and not sum(stats.summaries_by_depth.values())):
         return Check("sensitive_audit", OK, "nothing stored yet", data=data)
     mark = last_audit(app.config.home, project_id)
     if mark is not None and mark.digest == digest:
@@ -273,7 +276,9 @@ def storage_report(app: App, current_only: bool = False, payloads: bool = True) 
     rows = []
     refs = [app.project_ref()] if current_only else app.storage.list_projects()
     for ref in refs:
-        project = app.storage.open_project(ref)
+        project = app.storage.open_existing_project(ref)
+        if project is None:  # the current project, when nothing is stored for it yet
+            continue
         try:
             usage = project.storage_usage(payloads=payloads)
         finally:

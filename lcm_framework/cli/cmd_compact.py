@@ -10,6 +10,7 @@ from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json, positive
+from .where_data_is import hint_when_session_missing, print_where_data_is
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +41,10 @@ def run(args: argparse.Namespace, app: App) -> int:
     by_project: list[tuple[str, list[Any]]] = []
     promotions = []
     started = datetime.now(UTC)
-    with project_scopes(app, args.all_projects) as scopes:
+    with hint_when_session_missing(app, all_projects=args.all_projects), \
+            project_scopes(app, args.all_projects) as scopes:
+        if args.session and not scopes:
+            raise SessionNotFoundError(f"no session {args.session!r} in this project")
         for storage in scopes:
             try:
                 conversations = (resolve_session(storage, args.session) if args.session
@@ -67,6 +71,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         else:
             print_json({"dry_run": args.dry_run, "conversations": reports,
                         "promotion": promotions[0] if promotions else None})
+        if not reports:
+            print_where_data_is(app, all_projects=args.all_projects)
         return 0
     verb = "would create" if args.dry_run else "created"
     for report in reports:
@@ -87,6 +93,8 @@ def run(args: argparse.Namespace, app: App) -> int:
     total = sum(r.summaries_created for r in reports)
     projects = f" in {len(by_project)} project(s)" if args.all_projects else ""
     print(f"{len(reports)} conversation(s){projects}, {total} summaries {verb}")
+    if not reports:
+        print_where_data_is(app, all_projects=args.all_projects)
     for promoted in promotions:
         print(f"promoted: {len(promoted.created)} memories created, {len(promoted.reinforced)} reinforced"
               + (f" ({'; '.join(promoted.failures)})" if promoted.failures else ""))

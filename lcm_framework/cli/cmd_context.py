@@ -9,6 +9,7 @@ from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, positive
+from .where_data_is import hint_when_session_missing
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +27,10 @@ def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import SessionNotFoundError, project_scopes, resolve_session
 
     context = None
-    with project_scopes(app, args.all_projects) as scopes:
+    with hint_when_session_missing(app, all_projects=args.all_projects), \
+            project_scopes(app, args.all_projects) as scopes:
+        if not scopes and not args.all_projects:
+            raise SessionNotFoundError(f"no session {args.session!r} in this project")
         for storage in scopes:  # the first project holding the session
             try:
                 conversation = resolve_session(storage, args.session)[-1]

@@ -14,6 +14,7 @@ from ..jsonable import to_jsonable
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, when
+from .where_data_is import print_where_data_is
 
 if TYPE_CHECKING:
     from ..storage.models import SearchMode
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         if args.include_meta:
             value = {"results": value, "meta_hits": meta} if every else {**to_jsonable(value), "meta_hits": meta}
         print_json(value)
+        if not found:
+            print_where_data_is(app, all_projects=every)
         return 0 if found else 1
     for result in results:
         if every and result.total:
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         hint = (" (the exact text, case-sensitive; --mode full_text finds the words in any order and case)"
                 if mode is SearchMode.SUBSTRING else "")
         print(f"no match for {v['pattern']!r}{hint}")
+        print_where_data_is(app, all_projects=every)
         return 1
     return 0
 

@@ -103,11 +103,11 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.json:
         print_json(summary)
     else:
-        _print_summary(summary, sys.stdout)
+        _print_summary(summary, sys.stdout, str(app.config.project_root))
     return 1 if report.errors else 0
 
 
-def _print_summary(summary: dict[str, object], out: TextIO) -> None:
+def _print_summary(summary: dict[str, object], out: TextIO, current_root: str) -> None:
     by_status = summary["files_by_status"]
     assert isinstance(by_status, dict)
     statuses = ", ".join(f"{n} {s}" for s, n in by_status.items())
@@ -123,6 +123,7 @@ def _print_summary(summary: dict[str, object], out: TextIO) -> None:
     touched = [c for c in conversations if c["new_messages"]]
     if touched:
         out.write(f"conversations with new messages: {len(touched)}\n")
+    _print_projects(summary, current_root, out)
     errors = summary["errors"]
     assert isinstance(errors, list)
     for error in errors:
@@ -142,6 +143,24 @@ def _headline(summary: dict[str, object], statuses: str) -> str:
     return (f"{prefix}: {files} files ({statuses}), {summary['bytes']} bytes, {summary['records']} records, "
             f"{summary['messages']} new messages, {summary['stored']} new native records, "
             f"{summary['skipped']} already stored\n")
+
+
+def _print_projects(summary: dict[str, object], current_root: str, out: TextIO) -> None:
+    """The projects that got new messages, and how to reach them when this directory's is not one."""
+    from ..output import terminal_safe
+
+    projects = summary["projects"]
+    assert isinstance(projects, list)
+    if not projects:
+        return
+    out.write("new messages by project:\n")
+    for p in projects:
+        runs = f" and {p['subagent_runs']} sub-agent runs" if p["subagent_runs"] else ""
+        out.write(f"  {terminal_safe(p['project_root'])}: {p['sessions']} sessions{runs}, "
+                  f"{p['new_messages']} messages\n")
+    if all(p["project_root"] != current_root for p in projects):
+        out.write("none is this directory's project: reach them with --all-projects (lcm search/grep/compact ...) "
+                  "or `lcm --project ROOT COMMAND`; `lcm sessions --all-projects` lists them\n")
 
 
 COMMAND = CommandSpec(

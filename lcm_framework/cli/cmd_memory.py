@@ -9,6 +9,7 @@ from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json, print_table
 from .recall_common import add_json, one_line, positive
+from .where_data_is import print_where_data_is
 
 
 def _confidence(text: str) -> float:
@@ -68,6 +69,8 @@ def run(args: argparse.Namespace, app: App) -> int:
         print_json(result)
     else:
         RENDER.get(args.action, _render_one)(result)
+    if args.action in ("list", "search") and not result["memories"] and not args.user_wide:
+        print_where_data_is(app, all_projects=False)
     return 1 if empty else 0
 
 

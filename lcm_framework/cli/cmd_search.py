@@ -10,6 +10,7 @@ from ..extensions import CommandSpec
 from ..recall_arguments import SEARCH
 from .output import print_json
 from .recall_common import add_json, one_line, origin, when
+from .where_data_is import print_where_data_is
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +26,12 @@ def run(args: argparse.Namespace, app: App) -> int:
                         include_subagents=v["include_subagents"])
     if args.json:
         print_json([_row(r) for r in ranked])
+        if not ranked:
+            print_where_data_is(app, all_projects=v["all_projects"])
         return 0 if ranked else 1
     if not ranked:
         print(f"nothing found for {v['query']!r}")
+        print_where_data_is(app, all_projects=v["all_projects"])
         return 1
     for r in ranked:
         covered = f"  (in {', '.join(r.covered_by)})" if r.covered_by else ""

@@ -9,6 +9,7 @@ from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json
+from .where_data_is import print_where_data_is
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -22,15 +23,21 @@ def run(args: argparse.Namespace, app: App) -> int:
     with project_scopes(app, args.all_projects) as scopes:
         reports = [verify(storage) for storage in scopes]
     ok = all(r.ok for r in reports)
+    empty = not any(r.conversations for r in reports)
     if args.json:
         rows = [{"ok": r.ok, "project_id": r.project_id, "conversations": r.conversations} for r in reports]
-        print_json({"ok": ok, "projects": rows} if args.all_projects else rows[0])
+        current = rows[0] if rows else {"ok": True, "project_id": app.project_ref().project_id, "conversations": []}
+        print_json({"ok": ok, "projects": rows} if args.all_projects else current)
+        if empty:
+            print_where_data_is(app, all_projects=args.all_projects)
         return 0 if ok else 1
     for report in reports:
         if args.all_projects:
             print(f"== project {report.project_id[:12]}")
         _print_report(report)
     print("verified: every message is reachable" if ok else "verify FAILED: see above")
+    if empty:
+        print_where_data_is(app, all_projects=args.all_projects)
     return 0 if ok else 1
 
 

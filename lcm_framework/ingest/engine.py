@@ -180,6 +180,7 @@ class _FileImport:
         main = file_run(session_id, spawned_by)
         runs = Runs(session_id, whole_file_is_a_run=spawned_by is not None)
         report.project_root, report.project_id, report.session_id = ref.root, ref.project_id, main.session_id
+        report.subagent_run = main.link is not None
         self.ref = ref
         storage = ctx.storage(ref)
         scrubber = ctx.scrubber(Path(ref.root))

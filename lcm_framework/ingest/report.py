@@ -24,6 +24,19 @@ class ConversationTouched:
     session_id: str
     conversation_id: int | None
     new_messages: int
+    subagent_run: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFilled:
+    """A project that received (or would receive) messages in one import run."""
+
+    project_root: str
+    project_id: str
+    sessions: int
+    """Sessions with new messages, sub-agent runs not counted."""
+    subagent_runs: int
+    new_messages: int
 
 
 @dataclass
@@ -58,6 +71,8 @@ class FileReport:
     error: FileError | None = None
     runs: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Sub-agent runs kept in this file (sidechains): session id -> (conversation id, new messages)."""
+    subagent_run: bool = False
+    """The whole file is one sub-agent run (its own conversation is a run, not a session)."""
 
     @property
     def ok(self) -> bool:
@@ -68,14 +83,14 @@ class FileReport:
         if self.session_id is None or self.project_root is None or self.project_id is None:
             return None
         return ConversationTouched(self.project_root, self.project_id, self.session_id, self.conversation_id,
-                                   self.messages - sum(new for _cid, new in self.runs.values()))
+                                   self.messages - sum(new for _cid, new in self.runs.values()), self.subagent_run)
 
     def touched(self) -> list[ConversationTouched]:
         """The file's own conversation, then its sidechain runs'."""
         own = self.conversation()
         if own is None:
             return []
-        return [own, *(ConversationTouched(own.project_root, own.project_id, sid, cid, new)
+        return [own, *(ConversationTouched(own.project_root, own.project_id, sid, cid, new, subagent_run=True)
                        for sid, (cid, new) in self.runs.items())]
 
 
@@ -146,6 +161,20 @@ class ImportReport:
                     seen, new_messages=seen.new_messages + found.new_messages)
         return list(merged.values())
 
+    @property
+    def projects(self) -> list[ProjectFilled]:
+        """The projects that received new messages, most first."""
+        by_project: dict[str, list[ConversationTouched]] = {}
+        for found in self.conversations:
+            if found.new_messages:
+                by_project.setdefault(found.project_id, []).append(found)
+        filled = [ProjectFilled(touched[0].project_root, project_id,
+                                len({c.session_id for c in touched if not c.subagent_run}),
+                                len({c.session_id for c in touched if c.subagent_run}),
+                                sum(c.new_messages for c in touched))
+                  for project_id, touched in by_project.items()]
+        return sorted(filled, key=lambda p: (-p.new_messages, p.project_root))
+
     def summary(self) -> dict[str, object]:
         """A JSON-ready summary (what ``lcm import --json`` prints)."""
         statuses = Counter(f.status for f in self.file_reports)
@@ -176,6 +205,11 @@ class ImportReport:
                     "new_messages": c.new_messages,
                 }
                 for c in self.conversations
+            ],
+            "projects": [
+                {"project_root": p.project_root, "project_id": p.project_id, "sessions": p.sessions,
+                 "subagent_runs": p.subagent_runs, "new_messages": p.new_messages}
+                for p in self.projects
             ],
         }
 

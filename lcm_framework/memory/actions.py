@@ -13,7 +13,7 @@ from ..errors import LcmError
 from ..jsonable import to_jsonable
 from . import store
 from .lineage import Lineage, parse
-from .scope import MemoryScope, memory_scope
+from .scope import MemoryScope, existing_memory_scope, memory_scope
 
 if TYPE_CHECKING:
     from ..app import App
@@ -151,5 +151,25 @@ def run(app: App, action: str, args: Args) -> dict[str, Any]:
     if found is None:
         raise MemoryArgumentError(f"unknown memory action {action!r} (known: {', '.join(ACTIONS)})")
     user_wide = bool(args.get("user_wide")) or str(args.get("id") or "").startswith(store.GLOBAL_PREFIX)
-    with memory_scope(app, user_wide=user_wide) as scope:
-        return found(scope, args)
+    if action in CREATING:
+        with memory_scope(app, user_wide=user_wide) as scope:
+            return found(scope, args)
+    with existing_memory_scope(app, user_wide=user_wide) as existing:
+        return found(existing, args) if existing is not None else nothing_stored(action, args)
+
+
+CREATING = frozenset({"add"})
+"""The actions that store a memory in a scope with nothing in it yet; the others never create the scope."""
+
+
+def nothing_stored(action: str, args: Args) -> dict[str, Any]:
+    """What an action other than ``add`` answers in a scope that holds nothing (its arguments still checked)."""
+    if action == "search":
+        _text(args, "query")
+    if action in ("list", "search", "stats"):
+        return {"memories": []}
+    if action == "review":
+        return {"archived": bool(args.get("archive")), "candidates": []}
+    ref = _text(args, "id")
+    store.parse_memory_ref(ref)
+    raise store.MemoryNotFoundError(f"no memory {ref} in this scope: nothing is stored there yet")

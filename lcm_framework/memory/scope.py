@@ -54,3 +54,12 @@ def memory_scope(app: App, *, user_wide: bool = False) -> Iterator[MemoryScope]:
 
     with app.project(user_wide_root(app) if user_wide else None) as storage:
         yield MemoryScope(storage, user_wide, partial(project_scrubber, app))
+
+
+@contextmanager
+def existing_memory_scope(app: App, *, user_wide: bool = False) -> Iterator[MemoryScope | None]:
+    """Like ``memory_scope``, but ``None`` when nothing is stored in that scope yet (it is not created)."""
+    from ..scrub.gate import project_scrubber
+
+    with app.existing_project(user_wide_root(app) if user_wide else None) as storage:
+        yield None if storage is None else MemoryScope(storage, user_wide, partial(project_scrubber, app))

@@ -37,9 +37,14 @@ def grep_all(
     limit: int | None = 50,
     include_subagents: bool = True,
 ) -> list[GrepResult]:
-    """One result per searched project; with ``session``, only projects holding it (else an error)."""
+    """One result per searched project; with ``session``, only projects holding it (else an error). The current
+    project has a result (empty) even when nothing is stored for it yet."""
     results = []
     with project_scopes(app, all_projects) as scopes:
+        if not scopes and not all_projects:
+            if session:
+                raise SessionNotFoundError(f"no session {session!r} in this project")
+            return [GrepResult(app.project_ref().project_id, pattern, mode, scope)]
         for storage in scopes:
             cids = None
             if session:

@@ -126,6 +126,10 @@ class CheckedBackend:
     def open_project(self, project: ProjectRef) -> CheckedProjectStorage:
         return CheckedProjectStorage(self.driver.open_project(project))
 
+    def open_existing_project(self, project: ProjectRef) -> CheckedProjectStorage | None:
+        found = self.driver.open_existing_project(project)
+        return None if found is None else CheckedProjectStorage(found)
+
     def list_projects(self) -> list[ProjectRef]:
         return self.driver.list_projects()
 

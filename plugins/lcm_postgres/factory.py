@@ -102,6 +102,15 @@ class PostgresBackendFactory:
         return self._runtime
 
     def open_project(self, project: ProjectRef) -> PostgresProjectStorage:
+        found = self._open_project(project, create=True)
+        assert found is not None
+        return found
+
+    def open_existing_project(self, project: ProjectRef) -> PostgresProjectStorage | None:
+        """The project when its ``projects`` row exists; no row is added otherwise."""
+        return self._open_project(project, create=False)
+
+    def _open_project(self, project: ProjectRef, *, create: bool) -> PostgresProjectStorage | None:
         check = Validator(BACKEND, "project", project.project_id)
         check.text("project_id", project.project_id)
         check.text("root", project.root)
@@ -111,8 +120,13 @@ class PostgresBackendFactory:
         with self._runtime.connection("project", project.project_id) as conn, conn.transaction(), \
                 conn.cursor() as cur:
             key = identity.resolve_project_key(cur, self._settings.home, project.root, project.project_id)
-            cur.execute("INSERT INTO projects (project_id, root) VALUES (%s, %s) ON CONFLICT (project_id) DO NOTHING",
-                        (key, project.root))
+            if create:
+                cur.execute("INSERT INTO projects (project_id, root) VALUES (%s, %s) "
+                            "ON CONFLICT (project_id) DO NOTHING", (key, project.root))
+            else:
+                cur.execute("SELECT 1 FROM projects WHERE project_id = %s", (key,))
+                if cur.fetchone() is None:
+                    return None
         storage = PostgresProjectStorage(self._runtime, key, CAPABILITIES, self._forget)
         with self._lock:
             self._open.add(storage)

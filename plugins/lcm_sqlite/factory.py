@@ -7,6 +7,7 @@ one scope never affects another.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -83,6 +84,13 @@ class SqliteBackendFactory:
             self._open.add(storage)
         return storage
 
+    def open_existing_project(self, project: ProjectRef) -> SqliteProjectStorage | None:
+        """The project when its database file exists; nothing is created otherwise."""
+        self._validate(project)
+        if not (self._projects / project.project_id / DB_NAME).is_file():
+            return None
+        return self.open_project(project)
+
     def _validate(self, project: ProjectRef) -> None:
         if not isinstance(project.project_id, str) or not _PROJECT_ID.match(project.project_id):
             raise DataValidationError("project_id must be 1-128 letters, digits, '-' or '_'", backend=BACKEND,
@@ -135,9 +143,7 @@ class SqliteBackendFactory:
     def health(self) -> Health:
         if self._closed:
             return Health(BACKEND, ok=False, state="closed", domain="factory")
-        try:
-            ensure_private_dir(self._projects)
-        except OSError:
+        if not _writable(self._projects):
             return Health(BACKEND, ok=False, state="unavailable", domain="factory", detail="home not writable")
         return Health(BACKEND, ok=True, state="ok", domain="factory",
                       detail=f"full-text tier {self._tier.value}; {len(self._open)} open project(s)")
@@ -151,3 +157,10 @@ class SqliteBackendFactory:
                 storage.close()
             except StorageError:
                 pass
+
+
+def _writable(path: Path) -> bool:
+    """Whether ``path`` exists as a writable directory or could be created (checked without creating it)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
