@@ -72,10 +72,10 @@ class Checkpoint:
 
 def import_file(app: App, path: Path, *, here: bool = False) -> ImportReport:
     """Apply every record of ``path``; ``here`` puts a one-project stream into the current project."""
-    from ..scrub import app_scrubber
+    from ..scrub.gate import project_scrubber
 
     report = ImportReport()
-    rescrubber = Rescrubber(app_scrubber(app.config, app.plugins))
+    rescrubber = Rescrubber(project_scrubber(app))  # fails closed: no scrubber, nothing imported
     with _open(path) as stream:
         numbered = lines(stream)
         header_line = next((text for _, text in numbered), "")
