@@ -13,7 +13,7 @@ from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
 from ..recall_arguments import GREP
 from .output import print_json
-from .recall_common import add_json, one_line, origin, when
+from .recall_common import add_json, one_line, origin, session, when
 from .where_data_is import print_where_data_is
 
 if TYPE_CHECKING:
@@ -56,11 +56,11 @@ def run(args: argparse.Namespace, app: App) -> int:
         for group in result.groups:
             print(f"{group.summary_id or '(not summarized yet)'}")
             for hit in group.hits:
-                print(f"  {hit.id:<12} {when(hit.created_at)}  {one_line(hit.snippet)}{origin(hit)}")
+                print(f"  {hit.id:<12} {when(hit.created_at)}{session(hit)}  {one_line(hit.snippet)}{origin(hit)}")
         if result.summary_hits:
             print("summaries:")
             for hit in result.summary_hits:
-                print(f"  {hit.id}  {when(hit.created_at)}  {one_line(hit.snippet)}{origin(hit)}")
+                print(f"  {hit.id}  {when(hit.created_at)}{session(hit)}  {one_line(hit.snippet)}{origin(hit)}")
     if meta:
         print("kept out of the conversation (--include-meta):")
         for m in meta:

@@ -25,6 +25,14 @@ def origin(hit: Any) -> str:
     return f"  (sub-agent of {found.parent_session_id}, call {found.tool_call_id or 'unknown'})"
 
 
+def session(hit: Any) -> str:
+    """``  session 7c1f3a52`` (a prefix ``lcm context`` and ``--session`` take) for a hit in a main session;
+    empty for a sub-agent run's hit, whose ``origin`` names the session that started it."""
+    if hit.session_id is None or hit.subagent is not None:
+        return ""
+    return f"  session {hit.session_id[:8]}"
+
+
 def positive(text: str) -> int:
     try:
         value = int(text)

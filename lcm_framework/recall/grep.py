@@ -40,6 +40,8 @@ class Hit:
     score: float
     snippet: str
     subagent: SubagentOrigin | None = None
+    session_id: str | None = None
+    """The session of the hit's conversation (what ``lcm context`` and ``--session`` take)."""
 
 
 @dataclass(slots=True)
@@ -69,15 +71,29 @@ def best_first(hit: SearchHit | Hit) -> tuple[float, float, str]:
     return -hit.score, -hit.created_at.timestamp(), hit.id
 
 
-def to_hit(hit: SearchHit, origins: Mapping[int, SubagentOrigin]) -> Hit:
+def to_hit(hit: SearchHit, origins: Mapping[int, SubagentOrigin], sessions: Mapping[int, str] | None = None) -> Hit:
+    """The recall form of a backend hit; ``sessions`` maps conversation ids to session ids
+    (``conversation_sessions``)."""
     if hit.target is SearchTarget.MESSAGES:
         ident, kind = message_ref(int(hit.id)), "message"
     elif hit.target is SearchTarget.MEMORY:
         ident, kind = f"mem_{hit.id}", "memory"  # a promoted memory: shown by its snippet
     else:
         ident, kind = hit.id, "summary"
-    origin = origins.get(hit.conversation_id) if hit.conversation_id is not None else None
-    return Hit(ident, kind, hit.conversation_id, hit.created_at, hit.score, hit.snippet, origin)
+    cid = hit.conversation_id
+    origin = origins.get(cid) if cid is not None else None
+    session = (sessions or {}).get(cid) if cid is not None else None
+    return Hit(ident, kind, cid, hit.created_at, hit.score, hit.snippet, origin, session)
+
+
+def conversation_sessions(storage: ProjectStorage, hits: Sequence[SearchHit]) -> dict[int, str]:
+    """The session id of each hit's conversation."""
+    found = {}
+    for cid in sorted({h.conversation_id for h in hits if h.conversation_id is not None}):
+        conversation = storage.conversations.get_conversation(cid)
+        if conversation is not None:
+            found[cid] = conversation.session_id
+    return found
 
 
 def subagent_origins(storage: ProjectStorage, hits: Sequence[SearchHit]) -> dict[int, SubagentOrigin]:
@@ -141,15 +157,15 @@ def grep(
         hits = lexical(storage, pattern, SearchTarget.MESSAGES, mode=mode, conversation_ids=conversation_ids,
                        since=since, limit=limit, include_subagents=include_subagents)
         covering = storage.summaries.summaries_for_messages([int(h.id) for h in hits]) if hits else {}
-        origins = subagent_origins(storage, hits)
+        origins, sessions = subagent_origins(storage, hits), conversation_sessions(storage, hits)
         groups: dict[str | None, HitGroup] = {}
         for raw in hits:
             leaf = next(iter(covering.get(int(raw.id), [])), None)
-            groups.setdefault(leaf, HitGroup(leaf)).hits.append(to_hit(raw, origins))
+            groups.setdefault(leaf, HitGroup(leaf)).hits.append(to_hit(raw, origins, sessions))
         result.groups = list(groups.values())
     if scope in (Scope.SUMMARIES, Scope.BOTH):
         hits = lexical(storage, pattern, SearchTarget.SUMMARIES, mode=mode, conversation_ids=conversation_ids,
                        since=since, limit=limit, include_subagents=include_subagents)
-        origins = subagent_origins(storage, hits)
-        result.summary_hits = [to_hit(h, origins) for h in hits]
+        origins, sessions = subagent_origins(storage, hits), conversation_sessions(storage, hits)
+        result.summary_hits = [to_hit(h, origins, sessions) for h in hits]
     return result
