@@ -29,7 +29,9 @@ def run(args: argparse.Namespace, app: App) -> int:
         print_json(found if every else found[0])
         return 0
     for item in found:
-        print(f"{item.id} ({item.kind.value}) session {item.session_id} conversation {item.conversation_id}"
+        print(f"{item.id} ({item.kind.value})"
+              + (f" session {item.session_id}" if item.session_id else "")
+              + (f" conversation {item.conversation_id}" if item.conversation_id is not None else "")
               + (f" project {item.project_id[:12]}" if every else ""))
         for key, value in item.metadata.items():
             if key != "exploration_summary":
