@@ -52,8 +52,9 @@ def memory_scope(app: App, *, user_wide: bool = False) -> Iterator[MemoryScope]:
     stored in either are scrubbed with the rules of the app's project."""
     from ..scrub.gate import project_scrubber
 
+    scrubber = project_scrubber(app)  # fails closed before the scope's storage is created
     with app.project(user_wide_root(app) if user_wide else None) as storage:
-        yield MemoryScope(storage, user_wide, partial(project_scrubber, app))
+        yield MemoryScope(storage, user_wide, lambda: scrubber)
 
 
 @contextmanager

@@ -113,7 +113,9 @@ def _compile_allowlist(allow: Allowlist, what: str) -> CompiledAllowlist:
 
 
 def compile_rule(rule: Rule, pack: RulePack, pack_allowlists: Sequence[CompiledAllowlist]) -> CompiledRule:
-    what = f"rule {rule.id!r} of rule pack {pack.name!r}" + (f" ({rule.description})" if rule.description else "")
+    where = f" from {pack.source}" if pack.source and pack.source != pack.name else ""
+    about = f" ({rule.description})" if rule.description else ""
+    what = f"rule {rule.id!r} of rule pack {pack.name!r}{where}{about}"
     if not _RULE_ID.fullmatch(rule.id):
         raise ScrubberError(f"{what}: a rule id is 1-200 characters of A-Z a-z 0-9 _ . : -")
     if not rule.regex:

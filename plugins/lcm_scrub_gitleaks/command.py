@@ -55,7 +55,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scan.add_argument("--json", action="store_true", help="print findings as JSON")
     audit = sub.add_parser(
         "audit",
-        help="scan stored messages, parts, summaries, memories and native records with the current rules",
+        help="scan every stored text (messages, parts, summaries, large-file references, memories, surfacing "
+             "queries, native records) with the current rules",
         description="Report rule, record kind, record id, field, line and column of every match in what this "
         "project stores (never the secret); exit status 1 when anything is found. The rules digest is "
         "recorded so `lcm doctor` can say when the rules changed since. With --all-projects every project of "
