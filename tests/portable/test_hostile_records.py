@@ -166,3 +166,11 @@ def test_a_project_root_must_be_absolute_and_normalized(sqlite_cli: Cli, tmp_pat
         assert "line 2" in err and "absolute, normalized" in err
     roots = [json.loads(line).get("root") for line in sqlite_cli.export(tmp_path / "out.jsonl").splitlines()[1:]]
     assert roots == []  # no project was made for either root
+
+
+def test_large_files_live_in_private_directories(cli: Cli, tmp_path: Path) -> None:
+    cli.ok("import-records", str(write(tmp_path / "r.jsonl", project(cli.root),
+                                       conversation(files=[large_file("block\n" * 100)]))))
+    files = files_dir(cli)
+    assert [stat.S_IMODE(p.stat().st_mode) for p in (files, files.parent, files.parent.parent)] == [0o700] * 3
+    assert [stat.S_IMODE(p.stat().st_mode) for p in files.iterdir()] == [0o600]
