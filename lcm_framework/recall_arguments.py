@@ -32,6 +32,8 @@ GREP = (
 SEARCH = (
     Argument("query", str, "Words to look for.", required=True),
     Argument("limit", int, "Maximum results.", default=10, minimum=1, maximum=MAX_LIMIT),
+    Argument("context", int, "Neighbouring turns shown before and after each message hit (0: none).",
+             default=1, minimum=0, maximum=3),
     SUBAGENTS,
     ALL_PROJECTS,
 )

@@ -1,16 +1,25 @@
-"""``lcm search QUERY``: ranked full-text recall over messages and summaries."""
+"""``lcm search QUERY``: ranked recall over messages, summaries and promoted memory."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
 
 from ..app import App
 from ..capabilities import add_options, bind, options
 from ..extensions import CommandSpec
 from ..recall_arguments import SEARCH
-from .output import print_json
+from .output import print_json, terminal_safe, terminal_width
 from .recall_common import add_json, one_line, origin, when
 from .where_data_is import print_where_data_is
+
+if TYPE_CHECKING:
+    from ..recall import Ranked
+
+BAR_CELLS = 10
+BOLD, DIM, CYAN, GREEN = "1", "2", "36", "32"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,12 +29,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, app: App) -> int:
     from ..recall import search_all
+    from ..recall.results import project_roots, search_document
 
     v = bind(SEARCH, options(args, SEARCH))
     ranked = search_all(app, v["query"], all_projects=v["all_projects"], limit=v["limit"],
-                        include_subagents=v["include_subagents"])
+                        include_subagents=v["include_subagents"], context=v["context"])
     if args.json:
-        print_json([_row(r) for r in ranked])
+        print_json(search_document(app, v["query"], ranked, all_projects=v["all_projects"]))
         if not ranked:
             print_where_data_is(app, all_projects=v["all_projects"])
         return 0 if ranked else 1
@@ -33,25 +43,86 @@ def run(args: argparse.Namespace, app: App) -> int:
         print(f"nothing found for {v['query']!r}")
         print_where_data_is(app, all_projects=v["all_projects"])
         return 1
+    roots = project_roots(app, list(dict.fromkeys(r.project_id for r in ranked))) if v["all_projects"] else {}
+    painter = Painter.for_stdout()
+    width = terminal_width()
     for r in ranked:
-        covered = f"  (in {', '.join(r.covered_by)})" if r.covered_by else ""
-        where = f" [{r.project_id[:8]}]" if v["all_projects"] else ""
-        print(f"{r.rank:>3}. {r.hit.id}{where}  {when(r.hit.created_at)}  score {r.hit.score:.3g}{covered}")
-        print(f"     {one_line(r.hit.snippet)}{origin(r.hit)}")
+        for line in render(r, width, painter, root=roots.get(r.project_id) if v["all_projects"] else None):
+            painter.emit(line)
     return 0
 
 
-def _row(r: object) -> dict[str, object]:
-    from ..jsonable import to_jsonable
+class Painter:
+    """SGR colour around text that is already terminal-safe; off unless stdout is a terminal and
+    ``NO_COLOR`` is unset (https://no-color.org)."""
 
-    data = to_jsonable(r)
-    return {"project_id": data["project_id"], **data["hit"], "covered_by": data["covered_by"], "rank": data["rank"]}
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    @classmethod
+    def for_stdout(cls) -> Painter:
+        return cls(sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+
+    def __call__(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled and text else text
+
+    def emit(self, line: str) -> None:
+        """Print a line built from ``terminal_safe`` text and this painter's codes."""
+        trusted = getattr(sys.stdout, "write_trusted", None)
+        if self.enabled and trusted is not None:
+            trusted(line + "\n")
+        else:
+            print(line)
+
+
+def relevance(score: float) -> str:
+    """``██████····  57%``: the result's relevance (0..1) as a bar and a percentage."""
+    filled = round(max(0.0, min(1.0, score)) * BAR_CELLS)
+    return "█" * filled + "·" * (BAR_CELLS - filled) + f" {round(score * 100):>3}%"
+
+
+def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) -> list[str]:
+    """The lines of one result, each at most ``width`` columns: rank, id, speaker or kind, date (a summary's
+    covered span), relevance; the best sentences; neighbouring turns; session, covering summaries, project."""
+    hit = r.hit
+    if r.span is not None:
+        start, end = when(r.span[0]), when(r.span[1])
+        dated = f"{start} .. {end[11:] if end[:10] == start[:10] else end}"
+    else:
+        dated = when(hit.created_at)
+    who = r.role or hit.kind
+    bar = relevance(hit.score)
+    fits = len(f"{r.rank:>3}. {hit.id}  {who}  {dated}  {bar}") <= width
+    room = max(20, width - 5)
+    lines = [f"{r.rank:>3}. {paint(BOLD + ';' + CYAN, hit.id)}  {who}  {dated}" + (f"  {paint(GREEN, bar)}" if fits
+                                                                               else "")]
+    before = [t for t in r.context if _seq(t.id) < _seq(hit.id)]
+    after = [t for t in r.context if _seq(t.id) > _seq(hit.id)]
+    lines += [paint(DIM, "     " + terminal_safe(one_line(f"{t.role}: {t.text}", room))) for t in before]
+    lines.append("     " + terminal_safe(one_line(hit.snippet, room)))
+    lines += [paint(DIM, "     " + terminal_safe(one_line(f"{t.role}: {t.text}", room))) for t in after]
+    meta = [f"session {r.session_id}"] if r.session_id else []
+    if r.covered_by:
+        meta.append(f"in {', '.join(r.covered_by)}")
+    where = origin(hit).strip()
+    if where:
+        meta.append(where)
+    if meta:
+        lines.append(paint(DIM, "     " + terminal_safe(one_line("  ".join(meta), room))))
+    if root is not None:
+        lines.append(paint(DIM, "     " + terminal_safe(one_line(f"project {root}", room))))
+    return lines
+
+
+def _seq(ref: str) -> int:
+    return int(ref[4:]) if ref.startswith("msg_") and ref[4:].isdigit() else 0
 
 
 COMMAND = CommandSpec(
     name="search",
-    help="ranked search over messages and summaries",
-    description="Best matches first. Exit status 1 when nothing is found.",
+    help="ranked search over messages, summaries and memories",
+    description="Questions in plain words, best matches first, each with its relevance, speaker and date "
+                "and the turns around it. Exit status 1 when nothing is found.",
     configure=configure,
     run=run,
 )

@@ -8,6 +8,7 @@ one project's storage and a ``parse_ref`` reference; ``run_memory_action`` is ``
 from ..memory.actions import run as run_memory_action
 from ..memory.scope import memory_scope
 from ..recall import Scope, describe, expand, find_all, grep_all, parse_ref, parse_since, search_all
+from ..recall.results import search_document
 
 __all__ = [
     "Scope",
@@ -20,4 +21,5 @@ __all__ = [
     "parse_since",
     "run_memory_action",
     "search_all",
+    "search_document",
 ]

@@ -8,7 +8,6 @@ the same typed errors (unknown session or id: ``RecallNotFoundError``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -16,7 +15,7 @@ from ..storage.models import SearchMode
 from .grep import GrepResult, Scope, best_first, grep
 from .refs import RecallNotFoundError, Ref, SessionNotFoundError
 from .scope import project_scopes, resolve_session
-from .search import Ranked, search
+from .search import KIND_ORDER, Ranked, numbered, search, within_cap
 
 if TYPE_CHECKING:
     from ..app import App
@@ -62,14 +61,15 @@ def grep_all(
 
 
 def search_all(app: App, query: str, *, all_projects: bool = False, limit: int = 20,
-               include_subagents: bool = True) -> list[Ranked]:
-    """The best ``limit`` matches of all searched projects, ranked together (rank 1 first)."""
+               include_subagents: bool = True, context: int = 1) -> list[Ranked]:
+    """The best ``limit`` matches of all searched projects, ranked together by relevance (rank 1 first),
+    within the list's character cap."""
     ranked: list[Ranked] = []
     with project_scopes(app, all_projects) as scopes:
         for storage in scopes:
-            ranked.extend(search(storage, query, limit=limit, include_subagents=include_subagents))
-    ranked.sort(key=lambda r: best_first(r.hit))
-    return [replace(r, rank=n) for n, r in enumerate(ranked[:limit], start=1)]
+            ranked.extend(search(storage, query, limit=limit, include_subagents=include_subagents, context=context))
+    ranked.sort(key=lambda r: (-r.hit.score, KIND_ORDER[r.hit.kind], *best_first(r.hit)[1:]))
+    return numbered(within_cap(ranked[:limit]))
 
 
 def find_all(app: App, ref: Ref, lookup: Callable[[ProjectStorage, Ref], T | None], *,

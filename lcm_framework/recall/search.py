@@ -1,66 +1,198 @@
-"""``search``: questions answered from messages, summaries and promoted memory, fused by rank."""
+"""``search``: questions in plain words answered from messages, summaries and promoted memory.
+
+Each target is ranked by the backend (``RANKED``: any query phrase, stemmed, stop words ignored; the
+integer part of a score counts the phrases matched on every backend, 0.5 more for the whole query as one
+phrase, and a relevance fraction below 0.4). A hit's relevance (0..1) is its score over the best score the
+query can reach, so hits of the three lists compare on one scale. The lists are fused by relevance, with
+two rules that keep the top slots for the evidence:
+
+* a summary gets a slot only when it matches more query phrases than every message hit (the words are
+  spread over several of its turns); otherwise it is named by the message results it covers
+  (``covered_by``);
+* on equal relevance a message goes before a memory, and a memory before a summary.
+
+Results covering the same turns are merged: a message already shown (as a hit or a neighbouring turn of
+an earlier result) or with the same text as one is not repeated. A result shows its best-matching
+sentences (``passages``) within ``RESULT_CHARS``, a message result its speaker and date and ``context``
+turns before and after it (``NEIGHBOUR_CHARS`` each), a summary the time span of the messages it covers;
+the whole list stops before ``LIST_CHARS``.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..errors import UnsupportedCapabilityError
 from ..storage.models import SearchHit, SearchMode, SearchTarget
+from ..storage.query_terms import query_phrases
 from .grep import Hit, best_first, lexical, subagent_origins, to_hit
+from .passages import passage, query_stems
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
+    from ..storage.models import Message
+
+RESULT_CHARS = 200
+"""Characters of a result's own text (its best sentences)."""
+NEIGHBOUR_CHARS = 120
+"""Characters of each neighbouring turn a message result carries."""
+LIST_CHARS = 12_000
+"""The whole list's text (about 3,000 tokens): results past it are left out."""
+CANDIDATES = 3
+"""Message hits asked of the backend per result wanted (merging drops some)."""
+MIN_CANDIDATES = 30
+KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A neighbouring turn shown with a message result."""
+
+    id: str
+    role: str
+    created_at: datetime
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
+    """One result. ``hit.score`` is its relevance (0..1); ``hit.snippet`` its best sentences."""
+
     rank: int
     project_id: str
     hit: Hit
     covered_by: tuple[str, ...]
+    role: str | None = None
+    """A message's speaker (``user``, ``assistant``, ``tool``...)."""
+    session_id: str | None = None
+    span: tuple[datetime, datetime] | None = None
+    """A summary's earliest and latest covered message times."""
+    context: tuple[Turn, ...] = ()
+
+    @property
+    def chars(self) -> int:
+        return len(self.hit.snippet) + sum(len(t.text) for t in self.context)
 
 
-RRF_K = 60
-"""Reciprocal rank fusion constant: a hit at rank r of its own list scores 1 / (RRF_K + r)."""
-TIE_BREAK = 1e-6
-"""Per query phrase matched: orders hits of equal rank, far below the gap between two ranks."""
-TARGETS = (SearchTarget.MESSAGES, SearchTarget.SUMMARIES, SearchTarget.MEMORY)
+def best_score(query: str) -> float:
+    """The highest ``RANKED`` score ``query`` can get: every phrase, the whole query, the full fraction."""
+    phrases = len(query_phrases(query))
+    return max(1, phrases) + (0.5 if phrases > 1 else 0.0) + 0.4
 
 
 def search(
     storage: ProjectStorage, query: str, *, limit: int = 20, conversation_ids: Sequence[int] | None = None,
-    include_subagents: bool = True,
+    include_subagents: bool = True, context: int = 1,
 ) -> list[Ranked]:
-    """Best matches first; message hits name their covering summaries.
+    """Best matches first (rank 1 first), at most ``limit``; ``context`` neighbouring turns on each side of
+    a message hit. A backend without full text falls back to substring matching. Hits in sub-agent runs
+    name the session and tool call that started them."""
+    found = {target: _ranked(storage, query, target, _wanted(target, limit), conversation_ids, include_subagents)
+             for target in SearchTarget}
+    top = best_score(query)
+    messages = {m.message_id: m for m in storage.conversations.get_messages([int(h.id) for h in
+                                                                             found[SearchTarget.MESSAGES]])}
+    covering = storage.summaries.summaries_for_messages(list(messages)) if messages else {}
+    # a summary matching no more phrases than the best message only repeats it, at greater length
+    best_message = max((math.floor(h.score) for h in found[SearchTarget.MESSAGES]), default=-1)
+    candidates = [*found[SearchTarget.MESSAGES], *found[SearchTarget.MEMORY],
+                  *(h for h in found[SearchTarget.SUMMARIES] if math.floor(h.score) > best_message)]
+    candidates = [replace(h, score=min(1.0, h.score / top)) for h in candidates]
+    candidates.sort(key=lambda h: (-h.score, KIND_ORDER[_kind(h)], *best_first(h)[1:]))
+    stems = query_stems(query)
+    origins = subagent_origins(storage, candidates)
+    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(
+        [h.id for h in candidates if h.target is SearchTarget.SUMMARIES])}
+    sessions: dict[int, str | None] = {}
+    results: list[Ranked] = []
+    shown: set[int] = set()
+    texts: set[str] = set()
+    for h in candidates:
+        if len(results) >= limit:
+            break
+        hit = to_hit(h, origins)
+        if h.target is SearchTarget.MESSAGES:
+            message = messages.get(int(h.id))
+            if message is None or message.message_id in shown or _same(message.content) in texts:
+                continue
+            turns = _neighbours(storage, message, context) if context else []
+            shown.update(m.message_id for m in (message, *turns))
+            texts.update(_same(m.content) for m in (message, *turns))
+            results.append(Ranked(
+                0, storage.project_id, replace(hit, snippet=passage(message.content, stems, RESULT_CHARS)),
+                tuple(covering.get(message.message_id, [])), message.role.value,
+                _session(storage, sessions, message.conversation_id), None,
+                tuple(Turn(f"msg_{m.message_id}", m.role.value, m.created_at,
+                           passage(m.content, stems, NEIGHBOUR_CHARS)) for m in turns)))
+        elif h.target is SearchTarget.SUMMARIES:
+            summary = summaries.get(h.id)
+            if summary is None:
+                continue
+            span = (summary.earliest_at, summary.latest_at) if summary.earliest_at and summary.latest_at else None
+            results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(summary.content, stems,
+                                                                                      RESULT_CHARS)),
+                                  (), None, _session(storage, sessions, summary.conversation_id), span))
+        else:
+            results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(h.snippet, stems,
+                                                                                      RESULT_CHARS)), ()))
+    return numbered(within_cap(results))
 
-    Each target (messages, summaries, promoted memory) is ranked by the backend (``RANKED``: any query
-    word, stemmed, stop words ignored; more words, then the whole query as a phrase, first). The lists
-    are fused by reciprocal rank, since relevance scores of different indexes are not comparable: a
-    hit's ``score`` is 1 / (RRF_K + its rank in its own list); equal ranks (from different lists or
-    projects) go to the hit matching more query phrases (a TIE_BREAK per phrase). A backend without
-    full text falls back to substring matching. Hits in sub-agent runs (``include_subagents``) name the
-    session and tool call that started them.
-    """
-    found: list[SearchHit] = []
-    for target in TARGETS:
-        try:
-            hits = lexical(storage, query, target, mode=SearchMode.RANKED, conversation_ids=conversation_ids,
-                           since=None, limit=limit, include_subagents=include_subagents)
-        except UnsupportedCapabilityError:
-            hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
-                           since=None, limit=limit, include_subagents=include_subagents)
-        found.extend(replace(h, score=1.0 / (RRF_K + rank) + math.floor(h.score) * TIE_BREAK)
-                     for rank, h in enumerate(hits, start=1))
-    found.sort(key=best_first)
-    found = found[:limit]
-    message_ids = [int(h.id) for h in found if h.target is SearchTarget.MESSAGES]
-    covering = storage.summaries.summaries_for_messages(message_ids) if message_ids else {}
-    origins = subagent_origins(storage, found)
-    return [
-        Ranked(rank, storage.project_id, to_hit(h, origins),
-               tuple(covering.get(int(h.id), [])) if h.target is SearchTarget.MESSAGES else ())
-        for rank, h in enumerate(found, start=1)
-    ]
+
+def numbered(results: Sequence[Ranked]) -> list[Ranked]:
+    return [replace(r, rank=n) for n, r in enumerate(results, start=1)]
+
+
+def within_cap(results: Sequence[Ranked], cap: int = LIST_CHARS) -> list[Ranked]:
+    """The leading results whose text fits ``cap`` characters together (the first one always)."""
+    kept: list[Ranked] = []
+    used = 0
+    for r in results:
+        if kept and used + r.chars > cap:
+            break
+        kept.append(r)
+        used += r.chars
+    return kept
+
+
+def _wanted(target: SearchTarget, limit: int) -> int:
+    return max(limit * CANDIDATES, MIN_CANDIDATES) if target is SearchTarget.MESSAGES else limit
+
+
+def _kind(hit: SearchHit) -> str:
+    return {SearchTarget.MESSAGES: "message", SearchTarget.MEMORY: "memory"}.get(hit.target, "summary")
+
+
+def _ranked(storage: ProjectStorage, query: str, target: SearchTarget, limit: int,
+            conversation_ids: Sequence[int] | None, include_subagents: bool) -> list[SearchHit]:
+    try:
+        return lexical(storage, query, target, mode=SearchMode.RANKED, conversation_ids=conversation_ids,
+                       since=None, limit=limit, include_subagents=include_subagents)
+    except UnsupportedCapabilityError:  # no full text: a substring match is fully relevant
+        hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
+                       since=None, limit=limit, include_subagents=include_subagents)
+        return [replace(h, score=best_score(query)) for h in hits]
+
+
+def _neighbours(storage: ProjectStorage, message: Message, count: int) -> list[Message]:
+    """Up to ``count`` turns before and after ``message`` in its conversation."""
+    after = message.seq - count - 1
+    around = storage.conversations.list_messages(message.conversation_id, after_seq=after if after >= 0 else None,
+                                                 limit=2 * count + 1 if after >= 0 else message.seq + count + 1)
+    return [m for m in around if m.message_id != message.message_id and abs(m.seq - message.seq) <= count]
+
+
+def _same(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _session(storage: ProjectStorage, known: dict[int, str | None], conversation_id: int | None) -> str | None:
+    if conversation_id is None:
+        return None
+    if conversation_id not in known:
+        conversation = storage.conversations.get_conversation(conversation_id)
+        known[conversation_id] = conversation.session_id if conversation else None
+    return known[conversation_id]

@@ -44,14 +44,11 @@ def lcm_grep(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lcm_search(app: App, args: Mapping[str, Any]) -> dict[str, Any]:
-    from lcm_framework.plugin_api.recall import search_all
+    from lcm_framework.plugin_api.recall import search_all, search_document
 
     ranked = search_all(app, args["query"], all_projects=args["all_projects"], limit=args["limit"],
-                        include_subagents=args["include_subagents"])
-    return {"query": args["query"], "results": [
-        {"rank": r.rank, "project_id": r.project_id, **_hit(r.hit), "covered_by": list(r.covered_by)}
-        for r in ranked
-    ]}
+                        include_subagents=args["include_subagents"], context=args["context"])
+    return search_document(app, args["query"], ranked, all_projects=args["all_projects"])
 
 
 def lcm_describe(app: App, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -172,3 +172,21 @@ def test_identifiers_still_match_exactly(project: ProjectStorage) -> None:
     for mode in (SearchMode.FULL_TEXT, SearchMode.RANKED):
         assert ids(project, "deploy-7f3a2", mode=mode) == [deploy]
         assert ids(project, "test_auth.py:103", mode=mode) == [test_line]
+
+
+def test_recall_search_gives_the_same_fused_list_on_every_backend(project: ProjectStorage) -> None:
+    from lcm_framework.recall import search
+
+    conv = project.conversations.get_or_create_conversation("chat")
+    turns = ["How is your sister's new puppy doing? Did they pick a name?", "Pickles! It chews everything.",
+             "We moved the billing webhooks to the eu-west proxy.", "Lunch at noon.", "My sister visits next week."]
+    stored = project.conversations.append_messages(conv.conversation_id, [
+        NewMessage(Role.USER if n % 2 == 0 else Role.ASSISTANT, text, 1,
+                   created_at=datetime(2024, 3, 1, 9, n, tzinfo=UTC)) for n, text in enumerate(turns)])
+    memory = project.promoted_memory.create_memory(NewMemory("the sister owns the puppy"))
+    ranked = search(project, "what is the name of my sister's puppy", limit=10)
+    ids = [f"msg_{m.message_id}" for m in stored]
+    assert [(r.hit.id, r.role, [t.id for t in r.context]) for r in ranked] == [
+        (ids[0], "user", [ids[1]]), (f"mem_{memory.memory_id}", None, []), (ids[4], "user", [ids[3]])]
+    assert ranked[1].hit.score > 0.5 > ranked[2].hit.score
+    assert ranked[0].context[0].text == "Pickles! It chews everything." and ranked[0].session_id == "chat"

@@ -104,9 +104,11 @@ def test_compact_dry_run_changes_nothing_then_search_ranks(imported: Path) -> No
     assert code == 0 and json.loads(out)["conversations"][0]["action_taken"]
     code, out, _ = lcm(imported, "search", "integration port", "--json")
     assert code == 0
-    ranked = json.loads(out)
+    document = json.loads(out)
+    ranked = document["results"]
     assert ranked and [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
     assert all(a["score"] >= b["score"] for a, b in itertools.pairwise(ranked))
+    assert document["projects"] == [{"project_id": document["projects"][0]["project_id"], "root": str(imported)}]
     assert lcm(imported, "search", "zzzqqqxxyy")[0] == 1
     code, out, err = lcm(imported, "compact", "--session", "7c1f", "--budget", "100", "--json")
     assert code == 0, err
@@ -164,7 +166,10 @@ def test_all_projects_finds_and_expands_across_projects(tmp_path: Path) -> None:
     code, out, _ = lcm(roots[0], "describe", summary_id, "--all-projects", "--json")
     assert code == 0 and json.loads(out)[0]["id"] == summary_id
     code, out, _ = lcm(roots[0], "search", "fact105", "--all-projects", "--json")
-    assert code == 0 and json.loads(out)
+    assert code == 0
+    document = json.loads(out)
+    assert [p["root"] for p in document["projects"]] == [str(roots[1])]
+    assert {r["project_id"] for r in document["results"]} == {document["projects"][0]["project_id"]}
 
 
 def test_compact_verify_and_context_across_projects(tmp_path: Path) -> None:

@@ -1,0 +1,61 @@
+"""The one JSON shape of search results: what ``lcm search --json`` prints and the ``lcm_search`` tool returns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .search import Ranked
+
+if TYPE_CHECKING:
+    from ..app import App
+
+
+def iso(moment: datetime) -> str:
+    """UTC to the second, ``Z``-suffixed: the shortest unambiguous ISO 8601 form."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def project_roots(app: App, project_ids: Sequence[str]) -> dict[str, str | None]:
+    """The root path of each project id (None when no project under ``$LCM_HOME`` has it)."""
+    wanted = set(project_ids)
+    if not wanted:
+        return {}
+    roots: dict[str, str | None] = {ref.project_id: ref.root for ref in app.storage.list_projects()
+                                    if ref.project_id in wanted}
+    return {pid: roots.get(pid) for pid in project_ids}
+
+
+def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
+    """One result: rank, id, kind, relevance (``score``, 0..1), date, speaker, the best sentences
+    (``snippet``), neighbouring turns (``context``), the covered span of a summary, covering summaries.
+    Keys without a value are left out (an agent reads every character); ``lcm_describe`` of the id gives
+    the session and everything else."""
+    hit = r.hit
+    row: dict[str, Any] = {"rank": r.rank, "id": hit.id, "kind": hit.kind, "score": round(hit.score, 3),
+                           "created_at": iso(hit.created_at)}
+    if with_project:
+        row["project_id"] = r.project_id
+    if r.role is not None:
+        row["role"] = r.role
+    if r.span is not None:
+        row["span"] = [iso(r.span[0]), iso(r.span[1])]
+    row["snippet"] = hit.snippet
+    if r.context:
+        row["context"] = [{"id": t.id, "role": t.role, "text": t.text} for t in r.context]
+    if r.covered_by:
+        row["covered_by"] = list(r.covered_by)
+    if hit.subagent is not None:
+        row["subagent"] = {"session_id": hit.subagent.session_id, "parent_session_id": hit.subagent.parent_session_id,
+                           "tool_call_id": hit.subagent.tool_call_id, "agent_id": hit.subagent.agent_id}
+    return row
+
+
+def search_document(app: App, query: str, ranked: Sequence[Ranked], *, all_projects: bool) -> dict[str, Any]:
+    """``{"query", "projects": [{"project_id", "root"}], "results": [...]}``: the projects holding results
+    once, each result with ``project_id`` only when several projects were searched."""
+    ids = list(dict.fromkeys(r.project_id for r in ranked))
+    roots = project_roots(app, ids)
+    return {"query": query, "projects": [{"project_id": pid, "root": roots[pid]} for pid in ids],
+            "results": [result_row(r, with_project=all_projects) for r in ranked]}
