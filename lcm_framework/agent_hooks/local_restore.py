@@ -2,7 +2,7 @@
 
 The plugins are loaded (cheap: each imports its heavy parts on use) and only
 the configured storage driver is opened, so the agent still gets its context
-when the daemon is down; the event itself is
+when the daemon is down; a project nothing is stored for is not created. The event itself is
 also kept in the outbox so reconciliation runs when the daemon is back.
 """
 
@@ -27,19 +27,18 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     config = load_config(project=project, env=env, plugins=plugins)
     factory = open_backend(config, plugins=plugins)
     try:
-        storage = factory.open_project(ProjectRef(project_id_for(project), str(project)))
         user_root = (Path(config.home) / USER_WIDE_DIR).resolve()
-        user_ref = ProjectRef(project_id_for(user_root), str(user_root))
-        known = {r.project_id for r in factory.list_projects()}
-        user = factory.open_project(user_ref) if user_ref.project_id in known else None
+        storage = factory.open_existing_project(ProjectRef(project_id_for(project), str(project)))
+        user = factory.open_existing_project(ProjectRef(project_id_for(user_root), str(user_root)))
         try:
-            memories = session_memories(MemoryScope(storage, False), MemoryScope(user, True) if user else None,
-                                        int(config.get("memory.restore_count")))
+            scopes = [MemoryScope(s, wide) for s, wide in ((storage, False), (user, True)) if s is not None]
+            memories = session_memories(scopes[0], scopes[1] if len(scopes) > 1 else None,
+                                        int(config.get("memory.restore_count"))) if scopes else []
             return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source,
                                memories=memories)["context"])
         finally:
-            if user is not None:
-                user.close()
-            storage.close()
+            for opened in (storage, user):
+                if opened is not None:
+                    opened.close()
     finally:
         factory.close()

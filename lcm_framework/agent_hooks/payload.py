@@ -15,6 +15,7 @@ from typing import Any
 MAX_STDIN_BYTES = 1024 * 1024
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """What ``--agent`` accepts (a registered integration's name; ``lcm install`` writes only those)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Event-specific fields kept besides the common ones (short identifiers and paths, never content).
 EXTRA_FIELDS = ("source", "trigger", "reason", "turn_id", "model", "agent_id", "agent_type", "stop_hook_active",
                 "agent_transcript_path")
@@ -27,11 +28,13 @@ class PayloadError(ValueError):
 class HookInput:
     """One parsed hook event (a plain class: dataclasses would cost start-up time on every turn)."""
 
-    __slots__ = ("agent", "cwd", "event", "extra", "prompt", "session_id", "transcript_path")
+    __slots__ = ("agent", "cwd", "event", "extra", "notes", "prompt", "session_id", "transcript_path")
 
     def __init__(self, *, agent: str | None, event: str, session_id: str | None, transcript_path: str | None,
-                 cwd: str | None, extra: dict[str, Any], prompt: str | None = None) -> None:
+                 cwd: str | None, extra: dict[str, Any], prompt: str | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
         self.agent = agent
+        self.notes = notes  # what the reader repaired, for the hook to warn about
         self.prompt = prompt  # UserPromptSubmit: sent for recall, never forwarded or stored
         self.event = event
         self.session_id = session_id
@@ -50,16 +53,27 @@ class HookInput:
 
 
 def parse(raw: bytes, *, event: str, agent: str | None) -> HookInput:
+    """The event in ``raw``; ``PayloadError`` (never another error) when it is no usable JSON object. Text that
+    is not valid Unicode (a lone surrogate) or holds U+0000 counts as absent, except in the prompt, where
+    lone surrogates become U+FFFD (``notes`` says so)."""
     if len(raw) > MAX_STDIN_BYTES:
         raise PayloadError(f"hook input larger than {MAX_STDIN_BYTES} bytes")
     try:
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except RecursionError:
+        raise PayloadError("hook input is nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise PayloadError(f"hook input is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise PayloadError("hook input is not a JSON object")
     named = _text(data.get("hook_event_name"))
-    extra = {k: data[k] for k in EXTRA_FIELDS if isinstance(data.get(k), str | bool | int)}
+    extra = {k: data[k] for k in EXTRA_FIELDS
+             if isinstance(data.get(k), bool | int) or _text(data.get(k)) is not None}
+    prompt = data.get("prompt")
+    notes: tuple[str, ...] = ()
+    if isinstance(prompt, str) and _SURROGATE.search(prompt):
+        prompt = _SURROGATE.sub("\ufffd", prompt)
+        notes = ("the prompt holds lone surrogates (not valid Unicode); recalled with U+FFFD in their place",)
     return HookInput(
         agent=agent,
         event=event or named or "",
@@ -67,9 +81,12 @@ def parse(raw: bytes, *, event: str, agent: str | None) -> HookInput:
         transcript_path=_text(data.get("transcript_path")),
         cwd=_text(data.get("cwd")),
         extra=extra,
-        prompt=_text(data.get("prompt")),
+        prompt=_text(prompt),
+        notes=notes,
     )
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value and "\x00" not in value else None
+    if isinstance(value, str) and value and "\x00" not in value and not _SURROGATE.search(value):
+        return value
+    return None

@@ -1,7 +1,9 @@
 """``lcm hook EVENT``: forward one agent hook event to the daemon; never block or break the agent.
 
-Always exits 0. Warnings go to stderr. The daemon call has a small time
-budget; when the daemon (or its storage) is unavailable the event is captured
+Always exits 0. Warnings go to stderr, one line each, never a traceback. The
+daemon call has a total time budget, and the daemon proves it holds this
+home's token before the hook sends anything (``daemon.client``); when the
+daemon (or its storage) is unavailable, or something else holds its port, the event is captured
 in the local outbox, the daemon is started in the background (unless
 ``daemon.autostart = false``) and drains the outbox when it is up.
 Re-delivery is safe: ingest is idempotent.
@@ -104,14 +106,26 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None]:
 
 def run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
         env: Mapping[str, str] | None = None) -> int:
+    """Handle one hook event; returns 0 whatever happens (an unexpected error is one warning line)."""
+    try:
+        _run(event, agent, raw, timeout_s=timeout_s, out=out, err=err, env=env)
+    except Exception as exc:  # the promise to the agent: exit 0, no traceback
+        _warn(err, f"{event}: hook failed ({type(exc).__name__}: {str(exc)[:200]})")
+    return 0
+
+
+def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, out: TextIO, err: TextIO,
+         env: Mapping[str, str] | None) -> None:
     try:
         hook = parse(raw, event=event, agent=agent)
     except PayloadError as exc:
         _warn(err, f"ignored {event} hook input: {exc}")
-        return 0
+        return
+    for note in hook.notes:
+        _warn(err, f"{hook.event}: {note}")
     if not (hook.session_id or hook.transcript_path):
         _warn(err, f"{hook.event} hook input names no session and no transcript: nothing to do")
-        return 0
+        return
     try:
         settings = load_settings(hook, env)
     except Exception as exc:  # a broken config must not break the agent
@@ -128,26 +142,42 @@ def run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None = 
     except DaemonUnavailable as exc:
         _fallback(settings, hook, payload, err, reason=str(exc), start=True)
         _restore_locally(settings, hook, out, err, env)
-        return 0
+        return
     except DaemonRequestError as exc:
         if exc.status in RETRYABLE_STATUS:
             _fallback(settings, hook, payload, err, reason=str(exc), start=False)
             _restore_locally(settings, hook, out, err, env)
         else:
             _warn(err, f"{hook.event}: {exc}")
-        return 0
+        return
     if hook.event in ("SessionStart", "UserPromptSubmit"):
-        emit_context(answer, out, hook.event)
-    return 0
+        emit_context(answer, out, err, hook.event)
 
 
-def emit_context(answer: Mapping[str, Any], out: TextIO, event: str = "SessionStart") -> None:
+def emit_context(answer: Mapping[str, Any], out: TextIO, err: TextIO, event: str = "SessionStart") -> None:
     """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way agents
-    inject hook output (``hookSpecificOutput.additionalContext`` JSON); nothing when there is nothing to add."""
+    inject hook output (``hookSpecificOutput.additionalContext`` JSON); nothing when there is nothing to add.
+    An output pipe the agent already closed costs a warning, not a traceback."""
     text = str((answer.get("restore") or answer.get("recall") or {}).get("context") or "")
-    if text:
-        json.dump({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}, out)
-        out.write("\n")
+    if not text:
+        return
+    line = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n"
+    try:
+        out.write(line)
+        out.flush()
+    except (OSError, ValueError):
+        _discard_output(out)
+        _warn(err, f"{event}: the agent closed the hook's output early; its context was not delivered")
+
+
+def _discard_output(out: TextIO) -> None:
+    """Point ``out``'s descriptor at /dev/null, so the flush at exit finds no broken pipe either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def load_settings(hook: HookInput, env: Mapping[str, str] | None) -> HookSettings:
@@ -195,7 +225,7 @@ def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: 
     except Exception as exc:  # storage down too: the agent starts without restored context
         _warn(err, f"SessionStart: no restored context ({type(exc).__name__}: {exc})")
         return
-    emit_context({"restore": {"context": text}}, out)
+    emit_context({"restore": {"context": text}}, out, err)
 
 
 def _warn(err: TextIO, message: str) -> None:

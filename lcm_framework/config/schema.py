@@ -110,6 +110,8 @@ SETTINGS: dict[str, Setting] = {
         # daemon
         Setting("daemon.port", int, 3737, "Port of the local daemon (127.0.0.1 only).", minimum=1, maximum=65535),
         Setting("daemon.autostart", bool, True, "Hooks start the daemon when it is down."),
+        Setting("daemon.request_timeout_s", float, 10.0, "Seconds a client has to send a request's headers, "
+                "and again its body, before the daemon closes the connection.", minimum=0.1, maximum=600.0),
     ]
 }
 

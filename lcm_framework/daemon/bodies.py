@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 MAX_BODY_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class BadRequest(Exception):
@@ -31,15 +34,37 @@ class Field:
 
 
 def parse_json_object(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object of text the storage can hold; ``BadRequest`` otherwise (never another error)."""
     if not raw.strip():
         return {}
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise BadRequest(f"request body nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"request body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRequest("request body must be a JSON object")
+    check_text(data)
     return data
+
+
+def check_text(value: Any) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` and text no UTF-8 encoder takes (a lone surrogate such as
+    ``"\\ud800"``, valid JSON but not valid Unicode), in keys and values alike (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise BadRequest("request body holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text")
+            continue
+        if not isinstance(item, dict | list):
+            continue
+        if depth > MAX_DEPTH:
+            raise BadRequest(f"request body nested deeper than {MAX_DEPTH} levels")
+        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
 
 
 def validate(data: Mapping[str, Any], fields: Sequence[Field], *, allow_extra: bool = False) -> dict[str, Any]:

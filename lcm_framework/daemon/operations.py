@@ -9,6 +9,7 @@ recall capabilities registered by plugins.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
 
-PERMANENT_INGEST_ERRORS = frozenset({"not_found", "unknown_format", "source_refused", "message_mismatch"})
-
+PERMANENT_INGEST_ERRORS = frozenset({"not_found", "not_a_file", "not_regular", "unknown_format", "source_refused",
+                                     "message_mismatch"})
 
 
 def ingest(app: App, path: Path, *, format_id: str | None = None, extra: Sequence[Path] = ()) -> dict[str, Any]:
@@ -64,17 +65,22 @@ def _checked(app: App, report: FileReport) -> FileReport:
 
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
-    """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None."""
+    """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None;
+    a project nothing is stored for raises ``no_such_project`` (compaction never creates one)."""
     from datetime import UTC, datetime
 
     from ..compaction import CompactionEngine, Mode
     from ..memory.promote import after_compaction
+    from .projects import no_such_project
 
     engine = CompactionEngine(app)
     results = []
     reports = []
     started = datetime.now(UTC)
-    with app.project() as storage:
+    storage = app.storage.open_existing_project(app.project_ref())
+    if storage is None:
+        raise no_such_project(app)
+    with closing(storage):
         if session_id is None:
             ids = [c.conversation_id for c in storage.conversations.list_conversations()]
         else:

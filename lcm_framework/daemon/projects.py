@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import StorageUnavailableError
+from ..errors import NotFoundError, StorageUnavailableError
 
 if TYPE_CHECKING:
     from ..app import App
@@ -16,6 +16,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Run = Callable[..., Awaitable[Any]]
+
+
+def no_such_project(app: App) -> NotFoundError:
+    """The error of a read naming a project the backend holds nothing for (only writes create projects)."""
+    return NotFoundError("no such project: nothing is stored for it (an ingest or a new memory creates it)",
+                         backend=str(app.config.get("storage.backend")), domain="projects",
+                         project=app.project_ref().project_id, code="no_such_project")
 
 
 class ProjectScopes:
@@ -46,20 +53,27 @@ class ProjectScopes:
             app = self._apps.setdefault(root, App(config, self._plugins))
         return app
 
-    async def reader(self, project: Path) -> ProjectStorage:
-        """A project scope kept open for read routes (context, restore); closed by ``close``."""
+    async def find_reader(self, project: Path) -> ProjectStorage | None:
+        """A project scope kept open for read routes (context, restore), closed by ``close``; ``None`` when the
+        backend holds nothing for the project: a read never creates one."""
         root = project.resolve()
         found = self._readers.get(root)
         if found is None:
-            opened: ProjectStorage = await self._run(self._open_scope, root)
+            opened: ProjectStorage | None = await self._run(self._open_existing, root)
+            if opened is None:
+                return None
             found = self._readers.setdefault(root, opened)
             if found is not opened:
                 await self._run(opened.close)
         return found
 
-    async def read(self, project: Path, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run ``fn(scope, *args)`` on the project's cached read scope; a storage outage drops the scope."""
-        scope = await self.reader(project)
+    async def read(self, project: Path, fn: Callable[..., T], *args: Any, missing_ok: bool = False,
+                   **kwargs: Any) -> T:
+        """Run ``fn(scope, *args)`` on the project's cached read scope; a storage outage drops the scope. A
+        project the backend does not hold raises ``no_such_project`` (``missing_ok``: ``fn`` gets ``None``)."""
+        scope = await self.find_reader(project)
+        if scope is None and not missing_ok:
+            raise no_such_project(self.app_for(project))
         try:
             result: T = await self._run(fn, scope, *args, **kwargs)
             return result
@@ -67,9 +81,9 @@ class ProjectScopes:
             await self._run(self.forget_reader, project)
             raise
 
-    def _open_scope(self, root: Path) -> ProjectStorage:
+    def _open_existing(self, root: Path) -> ProjectStorage | None:
         app = self.app_for(root)
-        return app.storage.open_project(app.project_ref(root))
+        return app.storage.open_existing_project(app.project_ref(root))
 
     def forget_reader(self, project: Path) -> None:
         """Drop a cached scope after a storage failure so the next request reopens it."""

@@ -43,33 +43,58 @@ RECALL_POINTER = (
 REFERENCE_TOKENS = 24  # what the one-line reference to an oversized message costs
 
 
-def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int, limit: int,
+def restore(storage: ProjectStorage | None, session_id: str | None, *, max_tokens: int, limit: int,
             source: str | None = None, memories: Sequence[Hint] = ()) -> dict[str, Any]:
     """The restored context of ``session_id`` (``limit``: at most this many summaries) for the hook's ``source``,
-    followed by ``memories`` (the project's highest-confidence memories, chosen by the caller)."""
+    followed by ``memories`` (the project's highest-confidence memories, chosen by the caller). ``storage`` is
+    ``None`` for a project nothing is stored for yet: only the memories are restored."""
+    chosen: list[Summary | Message | tuple[Message, None]] = []
+    origin, used = None, 0
+    if storage is not None:
+        items, origin = _items(storage, session_id, source, max_tokens)
+        chosen, used = _within_budget(storage, items, max_tokens, limit)
+    return {
+        "session_id": session_id,
+        "from_session": origin if chosen else None,
+        "summaries": [_summary_head(s) for s in chosen if isinstance(s, Summary)],
+        "messages": [m.message_id for m in chosen if isinstance(m, Message)],
+        "memories": [m.id for m in memories],
+        "context": render(chosen, origin if origin != session_id else None, memories),
+        "tokens": used + sum(m.tokens for m in memories),
+    }
+
+
+def _items(storage: ProjectStorage, session_id: str | None, source: str | None,
+           max_tokens: int) -> tuple[Sequence[ContextItem | Piece], str | None]:
+    """The context items to restore for ``source`` and the session they come from."""
     own = session_conversation(storage, session_id) if session_id else None
     items: Sequence[ContextItem | Piece] = []
-    origin = None
     if own is not None and source == "compact":  # what the agent's summary replaced, as the assembler shows it
         items = select_pieces(storage, own, budget=max_tokens, fresh_tail_count=0).pieces
     elif own is not None:
         items = [i for i in storage.context.list_items(own) if i.kind is ContextItemKind.SUMMARY]
     if items:
-        origin = session_id
-    elif source not in ("resume", "compact"):
+        return items, session_id
+    if source not in ("resume", "compact"):
         for conversation in reversed(storage.conversations.list_conversations()):
             if conversation.session_id != session_id:
                 items = storage.context.list_items(conversation.conversation_id)
                 if items:
-                    origin = conversation.session_id
-                    break
+                    return items, conversation.session_id
+    return [], None
+
+
+def _within_budget(storage: ProjectStorage, items: Sequence[ContextItem | Piece], max_tokens: int,
+                   limit: int) -> tuple[list[Summary | Message | tuple[Message, None]], int]:
+    """Items newest first until ``max_tokens`` is spent (at most ``limit`` summaries), back in order, and the
+    tokens they cost."""
     summaries = {s.summary_id: s for s in storage.summaries.get_summaries(
         [i.summary_id for i in items if i.summary_id])}
     messages = {m.message_id: m for m in storage.conversations.get_messages(
         [i.message_id for i in items if i.message_id is not None])}
     chosen: list[Summary | Message | tuple[Message, None]] = []
     used = 0
-    for item in reversed(items):  # newest first until the budget is spent
+    for item in reversed(items):
         entry: Summary | Message | tuple[Message, None] | None
         if item.summary_id:
             entry = summaries.get(item.summary_id)
@@ -87,15 +112,7 @@ def restore(storage: ProjectStorage, session_id: str | None, *, max_tokens: int,
         chosen.append(entry)
         used += cost
     chosen.reverse()
-    return {
-        "session_id": session_id,
-        "from_session": origin if chosen else None,
-        "summaries": [_summary_head(s) for s in chosen if isinstance(s, Summary)],
-        "messages": [m.message_id for m in chosen if isinstance(m, Message)],
-        "memories": [m.id for m in memories],
-        "context": render(chosen, origin if origin != session_id else None, memories),
-        "tokens": used + sum(m.tokens for m in memories),
-    }
+    return chosen, used
 
 
 def render(chosen: list[Summary | Message | tuple[Message, None]], other_session: str | None = None,

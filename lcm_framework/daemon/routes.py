@@ -15,22 +15,33 @@ from .. import __version__
 from ..diagnostics import project_stats
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
-from .service import HOOK_EVENTS, DaemonService
+from .handshake import CHALLENGE, proof
+from .service import HOOK_EVENTS, DaemonService, regular_file
 
 PROJECT = Field("project", Path, required=True)
 SESSION = Field("session_id", str)
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    """The body as a checked JSON object: at most ``limit`` bytes, received within the daemon's request
+    timeout (a client trickling its body gets 408)."""
+    import anyio
+
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BadRequest(f"request body larger than {limit} bytes", status=413, code="body_too_large")
+    timeout_s: float = request.app.state.request_timeout_s
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BadRequest(f"request body larger than {limit} bytes", status=413, code="body_too_large")
-        chunks.append(chunk)
+    try:
+        with anyio.fail_after(timeout_s):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise BadRequest(f"request body larger than {limit} bytes", status=413, code="body_too_large")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BadRequest(f"request body not received within {timeout_s:g} s", status=408,
+                         code="request_timeout") from None
     return parse_json_object(b"".join(chunks))
 
 
@@ -40,7 +51,16 @@ def service_of(request: Request) -> DaemonService:
 
 
 async def health(request: Request) -> JSONResponse:
-    return JSONResponse({"ok": True, "service": "lcm", "version": __version__, "pid": os.getpid()})
+    """Open to anyone on the loopback; with ``?challenge=<hex>`` it adds the daemon's ``proof``
+    (``handshake``) that it holds this home's token, bound to the port the connection reached."""
+    answer: dict[str, Any] = {"ok": True, "service": "lcm", "version": __version__, "pid": os.getpid()}
+    challenge = request.query_params.get("challenge")
+    if challenge is not None:
+        if not CHALLENGE.fullmatch(challenge):
+            raise BadRequest("challenge must be 32 to 128 lower-case hexadecimal digits")
+        server = request.scope.get("server")
+        answer["proof"] = proof(request.app.state.token, int(server[1]) if server else 0, challenge)
+    return JSONResponse(answer)
 
 
 async def status(request: Request) -> JSONResponse:
@@ -88,7 +108,7 @@ async def restore(request: Request) -> JSONResponse:
     ])
     service = service_of(request)
     result: dict[str, Any] = {}
-    if body["transcript_path"] is not None and body["transcript_path"].exists():
+    if body["transcript_path"] is not None and await service.run(regular_file, body["transcript_path"]):
         result["reconciled"] = await service.ingest(
             body["project"], body["transcript_path"], session_id=body["session_id"], format_id=None,
             compact_mode=None, wait=False,

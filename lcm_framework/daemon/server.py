@@ -43,26 +43,49 @@ if TYPE_CHECKING:
 log = logging.getLogger("lcm.daemon")
 OPEN_PATHS = frozenset({"/health"})
 LOG_MAX_BYTES = 5 * 1024 * 1024
+DEFAULT_REQUEST_TIMEOUT_S = 10.0
 
 
-class BearerAuth:
-    """Every path but ``/health`` needs ``Authorization: Bearer <token>`` (constant-time compare)."""
+class Guard:
+    """Every request needs a ``Host`` naming the loopback (``127.0.0.1`` or ``localhost``, bare or with the
+    port it reached) and no ``Origin``: browsers send one and LCM's clients never do, so a web page, DNS
+    rebinding included, gets 403. Every path but ``/health`` then needs ``Authorization: Bearer <token>``
+    (constant-time compare)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                response = JSONResponse(
-                    {"error": "unauthorized", "message": "missing or wrong bearer token"},
-                    status_code=401, headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
+        if scope["type"] == "http":
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                status, code, message = refusal
+                headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+                await JSONResponse({"error": code, "message": message}, status_code=status,
+                                   headers=headers)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        headers = dict(scope.get("headers") or [])
+        server = scope.get("server")
+        if not loopback_host(headers.get(b"host"), server[1] if server else None):
+            return 403, "forbidden_host", "the Host header must be 127.0.0.1 or localhost (with this port)"
+        if b"origin" in headers:
+            return 403, "forbidden_origin", "requests from web pages (with an Origin header) are refused"
+        if scope["path"] not in OPEN_PATHS and not hmac.compare_digest(headers.get(b"authorization", b""),
+                                                                       self.expected):
+            return 401, "unauthorized", "missing or wrong bearer token"
+        return None
+
+
+def loopback_host(value: bytes | None, port: int | None) -> bool:
+    """Whether a ``Host`` header names this daemon: ``127.0.0.1`` or ``localhost``, bare or with ``port``."""
+    if value is None:
+        return False
+    name, sep, given = value.decode("latin-1").lower().partition(":")
+    return name in ("127.0.0.1", "localhost") and (not sep or given == str(port))
 
 
 def error_status(exc: BaseException) -> tuple[int, str]:
@@ -98,7 +121,8 @@ async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": code, "message": str(getattr(exc, "detail", "")) or code}, status_code=status)
 
 
-def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True) -> ASGIApp:
+def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True,
+              request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         if consume_outbox:
@@ -112,7 +136,9 @@ def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True
                     exception_handlers={Exception: _on_error, BadRequest: _on_error, LcmError: _on_error,
                                         HTTPException: _on_http_error})
     app.state.service = service
-    return BearerAuth(app, token)
+    app.state.token = token
+    app.state.request_timeout_s = request_timeout_s
+    return Guard(app, token)
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -132,6 +158,8 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     """Run the daemon in this process until SIGTERM/SIGINT; writes and removes the pid file."""
     import uvicorn
 
+    from .protocol import header_deadline_protocol
+
     home = config.home
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = ensure_token(home)
@@ -148,8 +176,10 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
         sock.close()
         raise LcmError(refusal)
     service = DaemonService(config, plugins, overrides)
+    timeout_s = float(config.get("daemon.request_timeout_s"))
     server = uvicorn.Server(uvicorn.Config(
-        build_app(service, token), host="127.0.0.1", port=port, log_level="warning", access_log=False,
+        build_app(service, token, request_timeout_s=timeout_s), host="127.0.0.1", port=port,
+        http=header_deadline_protocol(timeout_s), log_level="warning", access_log=False,
         lifespan="on", timeout_graceful_shutdown=30, log_config=None,
     ))
     pid_file = pid_path(home)

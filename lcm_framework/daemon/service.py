@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.to_thread
 
 from ..errors import DataValidationError, LcmError, TranscriptError
+from ..ingest.errors import IngestError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
@@ -55,7 +57,6 @@ class DaemonService:
         self.overrides = dict(overrides or {})
         self.started_at = time.time()
         self.projects = ProjectScopes(config, plugins, self.overrides, self.run)
-        self._user_wide: set[Path] = set()  # user-wide memory roots known to exist
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
@@ -88,6 +89,8 @@ class DaemonService:
 
     async def ingest(self, project: Path, path: Path, *, session_id: str | None, format_id: str | None,
                      compact_mode: str | None, wait: bool, extra: Sequence[Path] = ()) -> dict[str, Any]:
+        if not await self.run(regular_file, path):
+            raise IngestError("no such file or directory", code="not_found")
         app = self.projects.app_for(project)
         key = session_id or str(path)
         async with self.lock(project, key):
@@ -123,7 +126,7 @@ class DaemonService:
         """
         project = hook_project(payload)
         path = hook_transcript(payload)
-        if path is not None and not await self.run(path.exists):
+        if path is not None and not await self.run(regular_file, path):
             if event in BEFORE_TRANSCRIPT:
                 return {"event": event, "project": str(project), "queued": None}
             raise TranscriptError("the transcript named by the hook does not exist")
@@ -139,9 +142,9 @@ class DaemonService:
         path = hook_transcript(payload)
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
         if path is not None:
-            if await self.run(path.exists):
+            if await self.run(regular_file, path):
                 agent = hook_transcript(payload, "agent_transcript_path")
-                extra = [agent] if agent is not None and await self.run(agent.exists) else []
+                extra = [agent] if agent is not None and await self.run(_regular_or_absent, agent) else []
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
                                                 compact_mode=compact_mode, wait=wait, extra=extra))
             elif event not in BEFORE_TRANSCRIPT:
@@ -154,44 +157,41 @@ class DaemonService:
     async def restored(self, project: Path, session_id: str | None, *, source: str | None, max_tokens: int,
                        limit: int) -> dict[str, Any]:
         """The restored context of a session with the highest-confidence memories (``memory.restore_count``)
-        of the project and the user-wide scope; their surfacing is recorded."""
+        of the project and the user-wide scope; their surfacing is recorded. A project nothing is stored for
+        yet restores the user-wide memories only (and is not created)."""
         from ..memory.hints import session_memories
         from ..memory.store import record_surfacing
 
         app = self.projects.app_for(project)
-        scope, user = await self.memory_scopes(project)
-        memories = await self.run(session_memories, scope, user, int(app.config.get("memory.restore_count")))
-        result = await self.projects.read(project, operations.restore, session_id, max_tokens=max_tokens, limit=limit,
-                                 source=source, memories=memories)
-        for target in (scope, user):
-            if target is not None:
-                refs = [m.id for m in memories if m.id.startswith(target.prefix)]
-                await self.run(record_surfacing, target.storage, refs, query=None)
+        scopes = await self.memory_scopes(project)
+        memories = await self.run(session_memories, scopes[0], scopes[1] if len(scopes) > 1 else None,
+                                  int(app.config.get("memory.restore_count"))) if scopes else []
+        result = await self.projects.read(project, operations.restore, session_id, max_tokens=max_tokens,
+                                          limit=limit, source=source, memories=memories, missing_ok=True)
+        for target in scopes:
+            refs = [m.id for m in memories if m.id.startswith(target.prefix)]
+            await self.run(record_surfacing, target.storage, refs, query=None)
         return result
 
-    async def memory_scopes(self, project: Path) -> tuple[MemoryScope, MemoryScope | None]:
-        """The project's memory scope and the user-wide one (None until a user-wide memory was stored:
-        recall never creates that store)."""
+    async def memory_scopes(self, project: Path) -> list[MemoryScope]:
+        """The memory scopes a read for ``project`` sees, the project's own first, then the user-wide one:
+        each only when something is stored in it (a read never creates a scope)."""
         from ..memory.scope import MemoryScope, user_wide_root
 
-        app = self.projects.app_for(project)
-        root = user_wide_root(app)
-        if root.resolve() not in self._user_wide:
-            wanted = app.project_ref(root).project_id
-            if not any(r.project_id == wanted for r in await self.run(app.storage.list_projects)):
-                return MemoryScope(await self.projects.reader(project), user_wide=False), None
-            self._user_wide.add(root.resolve())
-        return (MemoryScope(await self.projects.reader(project), user_wide=False),
-                MemoryScope(await self.projects.reader(root), user_wide=True))
+        found = [(await self.projects.find_reader(project), False),
+                 (await self.projects.find_reader(user_wide_root(self.projects.app_for(project))), True)]
+        return [MemoryScope(storage, user_wide=user_wide) for storage, user_wide in found if storage is not None]
 
     async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
         """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""
         from ..memory.hints import for_prompt
 
         app = self.projects.app_for(project)
-        scope, user = await self.memory_scopes(project)
-        return await self.run(for_prompt, scope, user, prompt, session_id=session_id,
-                              min_score=float(app.config.get("memory.recall_min_score")),
+        scopes = await self.memory_scopes(project)
+        if not scopes:
+            return {"items": [], "tokens": 0, "context": ""}
+        return await self.run(for_prompt, scopes[0], scopes[1] if len(scopes) > 1 else None, prompt,
+                              session_id=session_id, min_score=float(app.config.get("memory.recall_min_score")),
                               max_tokens=int(app.config.get("memory.recall_max_tokens")))
 
     # --- the outbox consumer -----------------------------------------------
@@ -242,6 +242,29 @@ def _runs_with_new_messages(report: Mapping[str, Any]) -> list[str]:
 def _capture(home: Path, event: str, payload: Mapping[str, Any]) -> OutboxEvent:
     with Outbox(outbox_path(home)) as box:
         return box.capture(event, payload)
+
+
+def regular_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file (symlinks followed): ``False`` when nothing is there. A directory,
+    FIFO or device is refused for good (``not_regular``) without ever being opened: reading one would block
+    or never end."""
+    try:
+        found = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise IngestError(f"the transcript cannot be examined ({exc.strerror})", code="unreadable") from None
+    if not stat.S_ISREG(found.st_mode):
+        raise IngestError("the transcript is not a regular file (a directory, FIFO or device)", code="not_regular")
+    return True
+
+
+def _regular_or_absent(path: Path) -> bool:
+    """``regular_file``, with anything but a regular file taken as absent (an optional companion file)."""
+    try:
+        return regular_file(path)
+    except IngestError:
+        return False
 
 
 def hook_project(payload: Mapping[str, Any]) -> Path:

@@ -90,20 +90,31 @@ def test_body_size_limit(daemon: DaemonProcess) -> None:
     assert streamed.status_code == 413
 
 
-def test_context_and_restore_of_an_unknown_session_are_empty(daemon: DaemonProcess, tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    ctx = httpx.post(f"{daemon.url}/context", headers=auth(daemon),
-                     json={"project": str(project), "session_id": "nobody"})
-    assert ctx.status_code == 200, ctx.text
-    assert ctx.json()["messages"] == []
+@pytest.mark.parametrize("root", ["/", "/etc", "proj"])
+def test_reads_of_a_project_lcm_does_not_hold_create_nothing(daemon: DaemonProcess, tmp_path: Path,
+                                                              root: str) -> None:
+    """Only writes create a project: a read route answers "no such project" (or nothing to restore or
+    recall) and leaves no database behind, whatever path it names."""
+    project = tmp_path / root if root == "proj" else Path(root)
+    project.mkdir(exist_ok=True)
+    before = sorted((daemon.home / "projects").glob("*")) if (daemon.home / "projects").exists() else []
+    for path, body in (("/context", {"session_id": "nobody"}), ("/compact", {"session_id": "nobody"})):
+        answer = httpx.post(f"{daemon.url}{path}", headers=auth(daemon), json={"project": str(project), **body})
+        assert (answer.status_code, answer.json()["error"]) == (404, "no_such_project"), answer.text
     restored = httpx.post(f"{daemon.url}/restore", headers=auth(daemon),
                           json={"project": str(project), "session_id": "nobody"})
     assert restored.status_code == 200, restored.text
     assert restored.json()["context"] == ""
+    recalled = httpx.post(f"{daemon.url}/recall", headers=auth(daemon),
+                          json={"project": str(project), "prompt": "how do we deploy"})
+    assert recalled.status_code == 200 and recalled.json()["items"] == []
+    started = httpx.post(f"{daemon.url}/hook", headers=auth(daemon), json={
+        "event": "SessionStart", "payload": {"session_id": "s", "project": str(project), "source": "startup"}})
+    assert started.status_code == 200 and started.json()["restore"]["context"] == ""
+    after = sorted((daemon.home / "projects").glob("*")) if (daemon.home / "projects").exists() else []
+    assert after == before
     status = httpx.get(f"{daemon.url}/status", headers=auth(daemon)).json()
     assert status["pid"] == daemon.process.pid  # type: ignore[union-attr]
-    assert str(project) in status["projects"]
 
 
 def test_binds_loopback_only(daemon: DaemonProcess) -> None:

@@ -34,14 +34,14 @@ def service(lcm_env: Path, tmp_path: Path) -> DaemonService:
 
 async def _client(service: DaemonService) -> httpx.AsyncClient:
     app = build_app(service, TOKEN, consume_outbox=False)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://daemon",
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1",
                              headers={"Authorization": f"Bearer {TOKEN}"})
 
 
 def test_one_conversation_is_serialized_while_other_projects_proceed(service: DaemonService,
                                                                      tmp_path: Path) -> None:
     project_a, transcript_a = make_project(tmp_path / "a")
-    project_b, _ = make_project(tmp_path / "b")
+    project_b, transcript_b = make_project(tmp_path / "b")
 
     async def scenario() -> None:
         async with await _client(service) as client:
@@ -51,8 +51,9 @@ def test_one_conversation_is_serialized_while_other_projects_proceed(service: Da
                 "project": str(project_a), "path": str(transcript_a), "session_id": SESSION, "compact": "none"}))
             await asyncio.sleep(0.3)
             assert not ingest_a.done()  # waits for the conversation's lock
-            other = await asyncio.wait_for(client.post("/context", json={
-                "project": str(project_b), "session_id": SESSION}), timeout=10)
+            other = await asyncio.wait_for(client.post("/ingest", json={
+                "project": str(project_b), "path": str(transcript_b), "session_id": SESSION, "compact": "none"}),
+                timeout=30)
             assert other.status_code == 200, other.text  # another project is not blocked
             assert not ingest_a.done()
             lock.release()

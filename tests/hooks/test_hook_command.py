@@ -104,7 +104,7 @@ def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict
     missing = {"session_id": "s1", "transcript_path": str(tmp_path / "gone.jsonl"), "cwd": str(tmp_path)}
     result = run_hook("Stop", stdin=json.dumps(missing).encode(), env=env)
     assert result.returncode == 0
-    client = DaemonClient(port=port, token=None, timeout_s=0.5)
+    client = DaemonClient.for_home(lcm_env, port, timeout_s=0.5)  # reads the token once the daemon made it
     deadline = time.monotonic() + 30
     try:
         while time.monotonic() < deadline and not client.alive():
