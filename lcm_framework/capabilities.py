@@ -4,6 +4,7 @@ caller (MCP, daemon, CLI) runs before the handler, and its CLI options."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     from .app import App
     from .extensions import Argument, Capability
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What JSON's ``\\ud800`` escapes can put into a str that is not text: no storage or output encodes it."""
 _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array"}
 
 
@@ -71,6 +74,8 @@ def _checked(arg: Argument, value: Any) -> Any:
             else isinstance(value, kind))
     if not fits:
         raise ArgumentError(f"{arg.name} must be of type {_JSON_TYPES[kind]}")
+    if any(_LONE_SURROGATE.search(text) for text in (value if kind is list else [value] if kind is str else [])):
+        raise ArgumentError(f"{arg.name} must be Unicode text (it holds a lone surrogate such as \\ud800)")
     if kind is str and arg.required and not value.strip():
         raise ArgumentError(f"{arg.name} is required (non-empty text)")
     if arg.choices and value not in arg.choices:

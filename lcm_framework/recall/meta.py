@@ -100,7 +100,9 @@ def _matcher(pattern: str, mode: SearchMode) -> Any:
     if mode is SearchMode.REGEX:
         import re2
 
-        compiled = re2.compile(pattern)
+        options = re2.Options()
+        options.log_errors = False  # never RE2's log of an invalid pattern on stderr
+        compiled = re2.compile(pattern, options)
 
         def regex(text: str) -> int | None:
             found = compiled.search(text)

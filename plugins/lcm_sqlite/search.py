@@ -74,7 +74,9 @@ _TARGETS = {
 def _compiled(pattern: str) -> Any:
     import re2
 
-    return re2.compile(pattern)
+    options = re2.Options()
+    options.log_errors = False  # an invalid pattern is the caller's typed error, never RE2's log on stderr
+    return re2.compile(pattern, options)
 
 
 def regexp(pattern: str, value: str | None) -> bool:

@@ -235,7 +235,9 @@ def _regex_needle(pattern: str, content: str) -> str | None:
     import re2
 
     try:
-        found = re2.search(pattern, content)
+        options = re2.Options()
+        options.log_errors = False  # never RE2's log of the refused pattern on stderr
+        found = re2.search(pattern, content, options)
     except Exception:  # re2 refuses the pattern: snippet from the start
         return None
     return found.group(0) if found else None
