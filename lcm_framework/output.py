@@ -6,9 +6,15 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .jsonable import to_jsonable
+
+if TYPE_CHECKING:
+    import argparse
+
+JSON_HELP = "print JSON instead of text"
+"""The ``--json`` option's help, the same for every command."""
 
 # What a terminal would act on instead of showing: C0 controls but newline and tab (ESC starts CSI/OSC
 # sequences, \r and backspace overwrite), DEL, the C1 controls (U+009B is a one-character CSI), the bidi
@@ -28,6 +34,11 @@ def terminal_safe(text: str) -> str:
 
 def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def add_json(parser: argparse.ArgumentParser, **options: Any) -> None:
+    """The ``--json`` option (``options`` go to ``add_argument``, e.g. a ``default``)."""
+    parser.add_argument("--json", action="store_true", help=JSON_HELP, **options)
 
 
 def print_json(value: Any, out: TextIO | None = None) -> None:

@@ -8,6 +8,8 @@ from ..app import App
 from ..config.files import set_key
 from ..config.resolve import display_value, load_config
 from ..extensions import CommandSpec
+from ..output import add_json
+from ..storage.selection import installed_backend
 from .output import print_json, print_table
 
 
@@ -19,12 +21,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         description="Without --effective: the value the configuration files give (or the default). "
         "With --effective: the value this run uses, after LCM_* variables and --set flags.",
     )
-    get.add_argument("key")
+    get.add_argument("key", help="a configuration key such as summarizer.provider (`lcm config list` lists them)")
     get.add_argument("--effective", action="store_true", help="include LCM_* variables and --set flags")
     get.add_argument("--show-source", action="store_true", help="also print where the value came from")
-    get.add_argument("--json", action="store_true")
+    add_json(get)
     st = sub.add_parser("set", help="write a key to the global or project file")
-    st.add_argument("key")
+    st.add_argument("key", help="a configuration key such as summarizer.provider (`lcm config list` lists them)")
     st.add_argument("value", help="the value; lists take newline-separated items or repeat `config set`")
     scope = st.add_mutually_exclusive_group()
     scope.add_argument("--global", dest="scope", action="store_const", const="global",
@@ -32,14 +34,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--project", dest="scope", action="store_const", const="project",
                        help="write .lcm/config.toml in the project root")
     un = sub.add_parser("unset", help="remove a key from the global or project file")
-    un.add_argument("key")
+    un.add_argument("key", help="a configuration key such as summarizer.provider (`lcm config list` lists them)")
     unscope = un.add_mutually_exclusive_group()
     unscope.add_argument("--global", dest="scope", action="store_const", const="global",
                          help="edit $LCM_HOME/config.toml (default)")
     unscope.add_argument("--project", dest="scope", action="store_const", const="project",
                          help="edit .lcm/config.toml in the project root")
     ls = sub.add_parser("list", help="every key with its effective value, source and owner (core or a plugin)")
-    ls.add_argument("--json", action="store_true")
+    add_json(ls)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
@@ -59,6 +61,8 @@ def run(args: argparse.Namespace, app: App) -> int:
             print(shown)
     elif args.action == "set":
         value = settings.parse(args.key, args.value, "command line")
+        if args.key == "storage.backend":  # only a backend a loaded plugin provides: a typo breaks no command
+            installed_backend(app.plugins, value, "command line")
         path = config.project_file if args.scope == "project" else config.global_file
         set_key(path, args.key, value)
         print(f"{args.key} = {display_value(settings.lookup(args.key), value)} -> {path}")

@@ -8,7 +8,7 @@ import sys
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_all_projects, positive
+from .recall_common import add_all_projects, add_json, positive
 from .where_data_is import hint_when_session_missing
 
 
@@ -17,8 +17,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=positive, metavar="TOKENS",
                         help="token budget (default: compaction.context_budget_tokens)")
     parser.add_argument("--format", choices=("json", "text"), default="text",
-                        help="json: the message array; text: one text block (default)")
-    parser.add_argument("--json", action="store_true", help="same as --format json")
+                        help="json: the message array (what --json prints); text: one text block (default)")
+    add_json(parser)
     add_all_projects(parser)
 
 

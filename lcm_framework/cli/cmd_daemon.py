@@ -7,6 +7,7 @@ import argparse
 from ..app import App
 from ..errors import LcmError
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import print_json
 
 
@@ -17,7 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("stop", help="stop the daemon (it drains work in flight first)")
     sub.add_parser("restart", help="stop, then start in the background")
     st = sub.add_parser("status", help="is the daemon running, and what is it doing")
-    st.add_argument("--json", action="store_true")
+    add_json(st)
 
 
 def run(args: argparse.Namespace, app: App) -> int:

@@ -7,13 +7,14 @@ import os
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import print_json
 
 MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable report")
+    add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:

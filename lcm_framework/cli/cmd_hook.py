@@ -14,12 +14,13 @@ from ..extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..agents.registry import describe, registered
+    from ..agents.registry import describe, hook_events, registered
 
     agents = registered()
-    parser.add_argument("event", help="SessionStart, Stop, PreCompact, SessionEnd (others are ingested)")
+    parser.add_argument("event", help=f"the agent's hook event: {', '.join(hook_events(agents))} (any other "
+                                      "event ingests the session's transcript)")
     parser.add_argument("--agent", choices=list(agents), default=None,
-                        help=f"the agent sending the event: {describe(agents)}")
+                        help=f"the agent sending the event, one of the registered integrations: {describe(agents)}")
     parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
 
 

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import Progress, print_json
 
 DESCRIPTION = """\
@@ -50,7 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, metavar="N",
                         help="processes to import with, this one included, a file each at a time (default: "
                              "import.workers = 0, one per CPU when there are 8 MiB or more; 1: this process)")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_json(parser)
 
 
 class _Bar:

@@ -9,18 +9,33 @@ import os
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    _options(parser, install=True)
+
+
+def configure_uninstall(parser: argparse.ArgumentParser) -> None:
+    _options(parser, install=False)
+
+
+def _options(parser: argparse.ArgumentParser, *, install: bool) -> None:
     from ..agents.registry import describe, registered
+    from .output import wrapped
 
     agents = registered()
+    parser.epilog = "hook events by agent:\n" + "\n".join(
+        wrapped(f"{name} ({agent.display_name}): {', '.join(e.event for e in agent.events)}", "  ")
+        for name, agent in agents.items())
     parser.add_argument("agent", nargs="?", default="all", choices=[*agents, "all"],
                         help=f"which agent: {describe(agents)}, or all (default)")
     parser.add_argument("--dry-run", action="store_true", help="print the unified diff, write nothing")
     parser.add_argument("--service", action="store_true",
-                        help="also write a systemd user unit (Linux) or launchd agent (macOS) for the daemon")
-    parser.add_argument("--json", action="store_true", help="report the changed files as JSON")
+                        help="also write a systemd user unit (Linux) or launchd agent (macOS) for the daemon"
+                        if install else "also remove the daemon's systemd user unit or launchd agent that "
+                        "`lcm install --service` wrote")
+    add_json(parser)
 
 
 def run_for(args: argparse.Namespace, app: App, *, install: bool) -> int:
@@ -68,9 +83,9 @@ COMMAND = CommandSpec(
     name="install",
     help="add LCM's hooks and MCP server to your coding agents",
     description=(
-        "Merges `lcm hook <Event>` commands (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd)\n"
-        "and the `lcm mcp` server into each agent's own configuration (the agents are the integrations\n"
-        "plugins register, listed below). Existing entries are kept; each changed file gets a timestamped\n"
+        "Merges an `lcm hook <Event>` command for each hook event the agent sends (listed below) and the\n"
+        "`lcm mcp` server into each agent's own configuration (the agents are the integrations plugins\n"
+        "register). Existing entries are kept; each changed file gets a timestamped\n"
         ".lcm-backup-* copy; running it again changes nothing. `lcm uninstall` reverts it."
     ),
     configure=configure,

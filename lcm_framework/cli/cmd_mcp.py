@@ -9,6 +9,13 @@ from ..extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    import io
+
+    from ..plugins import build_plugins
+    from .output import wrapped
+
+    tools = sorted(build_plugins(stderr=io.StringIO()).capabilities())  # the command's own load reported failures
+    parser.epilog = wrapped(f"tools served: {', '.join(tools) or 'none registered'}")
     parser.add_argument("--list", action="store_true", help="print the tools that would be served and exit")
 
 
@@ -28,7 +35,7 @@ COMMAND = CommandSpec(
     help="serve the registered agent tools (lcm_grep, lcm_search, ...) over MCP (stdio)",
     description=(
         "An MCP server on stdin/stdout for the current project (or --project PATH). Tools come from the\n"
-        "capabilities plugins register (the built-in recall plugin provides the four recall tools).\n"
+        "capabilities plugins register (listed below; `lcm mcp --list` describes each).\n"
         "`lcm install` adds it to your coding agents."
     ),
     configure=configure,

@@ -22,32 +22,37 @@ def _confidence(text: str) -> float:
     return value
 
 
+MEMORY_ID = "the memory: mem_<N> (or gmem_<N> with --global)"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = _verb(sub, "add", "store a memory (the same insight again raises the existing one's confidence)")
-    add.add_argument("text", metavar="TEXT")
+    add.add_argument("text", metavar="TEXT", help="the insight, in a sentence or two")
     add.add_argument("--tag", dest="tags", action="append", default=[], help="a tag (repeat for more; order kept)")
     add.add_argument("--confidence", type=_confidence, help="0..1 (default 0.5)")
     listing = _verb(sub, "list", "active memories, oldest first")
     listing.add_argument("--tag", help="only memories with this exact tag")
     listing.add_argument("--archived", action="store_true", help="include archived memories")
-    _verb(sub, "show", "one memory with its lineage and recall counts").add_argument("id", metavar="ID")
+    _verb(sub, "show", "one memory with its lineage and recall counts").add_argument("id", metavar="ID", help=MEMORY_ID)
     find = _verb(sub, "search", "ranked search (any word, stemmed) over active memories; exit 1 when none")
-    find.add_argument("query", metavar="QUERY")
+    find.add_argument("query", metavar="QUERY", help="the words to look for")
     find.add_argument("--limit", type=positive, default=20)
     for name, help_text in (("archive", "hide a memory from recall (kept; `revive` brings it back)"),
                             ("revive", "make an archived memory active again"),
                             ("forget", "delete a memory and its recall history for good")):
-        _verb(sub, name, help_text).add_argument("id", metavar="ID")
+        _verb(sub, name, help_text).add_argument("id", metavar="ID", help=MEMORY_ID)
     review = _verb(sub, "review", "stale candidates: old, low confidence, never useful")
     review.add_argument("--days", type=positive, default=30, help="untouched for this many days (default 30)")
     review.add_argument("--max-confidence", type=_confidence, default=0.4, help="default 0.4")
     review.add_argument("--archive", action="store_true", help="archive every candidate in one step")
     fb = _verb(sub, "feedback", "say whether a surfaced memory helped (moves its confidence)")
-    fb.add_argument("id", metavar="ID")
+    fb.add_argument("id", metavar="ID", help=MEMORY_ID)
     verdict = fb.add_mutually_exclusive_group(required=True)
-    verdict.add_argument("--useful", dest="useful", action="store_true", default=None)
-    verdict.add_argument("--not-useful", dest="useful", action="store_false")
+    verdict.add_argument("--useful", dest="useful", action="store_true", default=None,
+                         help="it helped: its confidence rises")
+    verdict.add_argument("--not-useful", dest="useful", action="store_false",
+                         help="it did not help: its confidence falls")
     _verb(sub, "stats", "surfaced / useful / not useful counts per memory").add_argument(
         "--archived", action="store_true", help="include archived memories")
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import print_json, terminal_width, wrapped
 
 KINDS = {
@@ -24,7 +25,7 @@ KINDS = {
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="include built-in plugins and load failures")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:

@@ -6,11 +6,12 @@ import argparse
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import human_size, print_json, print_table
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true")
+    add_json(parser)
     parser.add_argument("--current", action="store_true", help="only the current project")
     parser.add_argument("--storage", action="store_true",
                         help="bytes per table and index, per message and per transcript byte, compression")

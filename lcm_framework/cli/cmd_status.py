@@ -6,11 +6,12 @@ import argparse
 
 from ..app import App
 from ..extensions import CommandSpec
+from ..output import add_json
 from .output import print_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true")
+    add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:

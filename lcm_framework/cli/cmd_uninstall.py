@@ -6,7 +6,7 @@ import argparse
 
 from ..app import App
 from ..extensions import CommandSpec
-from .cmd_install import configure, run_for
+from .cmd_install import configure_uninstall, run_for
 
 
 def run(args: argparse.Namespace, app: App) -> int:
@@ -21,6 +21,6 @@ COMMAND = CommandSpec(
         "to each agent's configuration; everything else is left as it is. --service also removes the\n"
         "daemon unit."
     ),
-    configure=configure,
+    configure=configure_uninstall,
     run=run,
 )

@@ -57,14 +57,34 @@ def build_parser(commands: Mapping[str, CommandSpec], only: str | None = None) -
         cmd = sub.add_parser(
             name,
             help=spec.help,
-            description=spec.description or spec.help,
+            description=_described(spec.help, spec.description),
             aliases=list(spec.aliases),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if only is None or only == name:
             spec.configure(cmd)
+            _describe_actions(cmd)
         cmd.set_defaults(_spec=spec)
     return parser
+
+
+def _described(summary: str, details: str | None) -> str:
+    """What ``--help`` opens with: the one-line summary as a sentence, then the details."""
+    first = summary[:1].upper() + summary[1:].rstrip(".") + "."
+    same = details is not None and details.rstrip(".").lower() == summary.rstrip(".").lower()
+    return f"{first}\n\n{details}" if details and not same else first
+
+
+def _describe_actions(parser: argparse.ArgumentParser) -> None:
+    """Each subcommand (``lcm config set``, ``lcm daemon stop`` ...) opens its ``--help`` with its one-line
+    summary too, before any description of its own."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            summaries = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            for name, child in action.choices.items():
+                if summaries.get(name):
+                    child.description = _described(summaries[name], child.description)
+                _describe_actions(child)
 
 
 def _command_word(argv: Sequence[str]) -> str | None:

@@ -6,9 +6,7 @@ import argparse
 from datetime import UTC, datetime
 from typing import Any
 
-
-def add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+from ..output import add_json as add_json  # the commands' --json option, re-exported for them
 
 
 def add_all_projects(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ by job and import only what that job needs:
 ``...plugin_api.storage``         storage contracts, records, typed errors for adapters, query terms
 ``...plugin_api.sqlite``          safe SQLite file helpers (private files, quick_check, corrupt codes)
 ``...plugin_api.summarize``       summarizer contracts, token counting, truncation, prompt templates
-``...plugin_api.output``          command output: JSON and aligned tables
+``...plugin_api.output``          command output: --json, JSON, aligned tables, terminal-safe text
 ``...plugin_api.app``             the application handle commands and capabilities receive, config files
 ``...plugin_api.recall``          recall and memory operations for agent-facing capabilities
 ``...plugin_api.recall_arguments``  the recall tools' arguments, described once

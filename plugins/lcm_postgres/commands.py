@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from lcm_framework.plugin_api import CommandSpec, ConfigError
-from lcm_framework.plugin_api.output import print_json
+from lcm_framework.plugin_api.output import add_json, print_json
 
 if TYPE_CHECKING:
     from lcm_framework.plugin_api.app import App
@@ -51,11 +51,11 @@ def _backend_cursor(app: App, domain: str) -> Iterator[Any]:
 def configure_postgres(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     mig = sub.add_parser("migrate", help="apply pending schema migrations (run as the schema owner)")
-    mig.add_argument("--json", action="store_true")
+    add_json(mig)
     gr = sub.add_parser("grants", help="print the reviewed SQL granting a restricted runtime role its privileges")
     gr.add_argument("--role", required=True, help="the existing runtime role to grant to")
     ver = sub.add_parser("verify", help="check ledger, schema fingerprint and privileges without changing anything")
-    ver.add_argument("--json", action="store_true")
+    add_json(ver)
 
 
 def run_postgres(args: argparse.Namespace, app: App) -> int:
@@ -95,9 +95,9 @@ def configure_machine(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     reg = sub.add_parser("register", help="create this machine's UUIDv7 id (once) and record it in the database")
     reg.add_argument("--alias", help="a readable name (default: the host name)")
-    reg.add_argument("--json", action="store_true")
+    add_json(reg)
     show = sub.add_parser("show", help="print this machine's id and whether the database knows it")
-    show.add_argument("--json", action="store_true")
+    add_json(show)
 
 
 def run_machine(args: argparse.Namespace, app: App) -> int:
@@ -130,12 +130,12 @@ def configure_project(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     cr = sub.add_parser("create", help="create a remote project and bind the current project root to it")
     cr.add_argument("--name", help="project name (default: the root directory's name)")
-    cr.add_argument("--json", action="store_true")
+    add_json(cr)
     ln = sub.add_parser("link", help="bind the current project root to an existing remote project")
     ln.add_argument("project_uuid", help="the remote project id printed by `lcm project create|show`")
-    ln.add_argument("--json", action="store_true")
+    add_json(ln)
     show = sub.add_parser("show", help="print the current root's binding and every machine bound to it")
-    show.add_argument("--json", action="store_true")
+    add_json(show)
 
 
 def run_project(args: argparse.Namespace, app: App) -> int:

@@ -30,29 +30,32 @@ type/role/content or values such as user/assistant), is refused.
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from lcm_framework.plugin_api.output import add_json
+
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = sub.add_parser("list", help="show custom patterns and the active rule packs")
-    ls.add_argument("--json", action="store_true", help="print JSON")
+    add_json(ls)
     add = sub.add_parser("add", help="validate a pattern (RE2) and add it")
-    add.add_argument("pattern")
+    add.add_argument("pattern", help="an RE2 regular expression matching the secret")
     add.add_argument("--global", dest="is_global", action="store_true",
                      help="write security.sensitive_patterns in $LCM_HOME/config.toml")
-    rm = sub.add_parser("remove", help="remove a pattern")
-    rm.add_argument("pattern")
+    rm = sub.add_parser("remove", help="remove a custom pattern (from the project file, or with --global the "
+                       "configuration)")
+    rm.add_argument("pattern", help="the pattern as `lcm sensitive list` shows it")
     rm.add_argument("--global", dest="is_global", action="store_true", help="remove it from the global config")
     test = sub.add_parser("test", help="show TEXT with every secret redacted and the rules that matched")
-    test.add_argument("text")
-    test.add_argument("--json", action="store_true", help="print JSON")
+    test.add_argument("text", help="the text to scrub (nothing is stored)")
+    add_json(test)
     scan = sub.add_parser(
         "scan",
         help="report secrets in files or directories (rule, file, line, column; never the secret)",
         description="Scan files like `gitleaks dir`: nothing is stored; exit status 1 when anything is found. "
         "JSONL files are scanned record by record, other files in chunks of about 100 KB.",
     )
-    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or directories to scan")
     scan.add_argument("--gitleaks-config", type=Path, metavar="FILE",
                       help="scan with this gitleaks TOML's rules only (like gitleaks --config)")
-    scan.add_argument("--json", action="store_true", help="print findings as JSON")
+    add_json(scan)
     audit = sub.add_parser(
         "audit",
         help="scan every stored text (messages, parts, summaries, large-file references, memories, surfacing "
@@ -63,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "the backend is audited with the rules in effect here.",
     )
     audit.add_argument("--all-projects", action="store_true", help="audit every project of the storage backend")
-    audit.add_argument("--json", action="store_true", help="print findings as JSON")
+    add_json(audit)
     purge = sub.add_parser("purge", help="delete the project's custom patterns and its redaction counters")
     purge.add_argument("--yes", action="store_true", help="really delete")
 

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from lcm_framework.plugin_api import CommandSpec
-from lcm_framework.plugin_api.output import print_json, print_table
+from lcm_framework.plugin_api.output import add_json, print_json, print_table
 from lcm_framework.plugin_api.summarize import TEMPLATES, PromptRenderer
 
 if TYPE_CHECKING:
@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     listing = sub.add_parser("list", help="every template with the source that provides it (default)")
-    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="JSON output")
+    add_json(listing, default=argparse.SUPPRESS)
     show = sub.add_parser("show", help="print the Jinja text of one template")
     show.add_argument("name", help=f"template name without .j2 ({', '.join(TEMPLATES)})")
-    show.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="JSON output")
-    parser.add_argument("--json", action="store_true", help="JSON output")
+    add_json(show, default=argparse.SUPPRESS)
+    add_json(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:
