@@ -159,3 +159,29 @@ def test_second_daemon_on_same_port_fails_cleanly(daemon: DaemonProcess) -> None
     assert other.returncode != 0
     assert "cannot listen" in other.stderr and "Traceback" not in other.stderr
     assert int((daemon.home / "daemon.pid").read_text().split()[0]) == daemon.process.pid  # type: ignore[union-attr]
+
+
+def test_reads_create_no_project_on_postgresql_either(tmp_path: Path) -> None:
+    from tests.postgres.support import require_database
+
+    database = require_database()
+    with database.fresh_schema() as schema:
+        env = {"LCM_STORAGE_BACKEND": "postgresql", "LCM_POSTGRES_URL": database.url,
+               "LCM_POSTGRESQL_ALLOW_PLAINTEXT_LOOPBACK": "true", "LCM_POSTGRESQL_SCHEMA": schema}
+        proc = DaemonProcess(tmp_path / ".lcm", free_port(), env=env).start()
+        try:
+            for root in ("/", "/etc", str(tmp_path)):
+                answer = httpx.post(f"{proc.url}/context", headers=auth(proc),
+                                    json={"project": root, "session_id": "nobody"})
+                assert (answer.status_code, answer.json()["error"]) == (404, "no_such_project"), answer.text
+                recalled = httpx.post(f"{proc.url}/recall", headers=auth(proc), json={"project": root, "prompt": "x"})
+                assert recalled.status_code == 200 and recalled.json()["items"] == []
+            with database.connect() as conn:
+                assert conn.execute(f'SELECT count(*) FROM "{schema}".projects').fetchone()[0] == 0
+            added = httpx.post(f"{proc.url}/memory", headers=auth(proc), timeout=30, json={
+                "project": str(tmp_path), "action": "add", "text": "Deploys go through the blue-green script"})
+            assert added.status_code == 200, added.text  # a write creates the project
+            with database.connect() as conn:
+                assert conn.execute(f'SELECT count(*) FROM "{schema}".projects').fetchone()[0] == 1
+        finally:
+            proc.stop()

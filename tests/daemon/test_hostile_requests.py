@@ -125,6 +125,18 @@ def test_a_slow_body_gets_408_then_the_connection_is_closed(daemon: DaemonProces
     assert took < TIMEOUT_S + SLACK_S
 
 
+def test_an_oversized_header_block_is_refused(daemon: DaemonProcess) -> None:
+    head = (f"GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {daemon.token}\r\n"
+            f"X-Big: {'a' * 1024 * 1024}\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", daemon.port)) as sock:
+        try:
+            sock.sendall(head)
+        except ConnectionError:
+            return  # closed before it all arrived: refused too
+        took, answer = closed_within(sock, TIMEOUT_S + SLACK_S)
+    assert took is not None and answer.startswith(b"HTTP/1.1 400"), answer
+
+
 def test_a_connection_that_is_busy_is_not_cut_by_the_timeout(daemon: DaemonProcess) -> None:
     """The deadline is on sending a request, not on the connection: keep-alive requests slower in total than
     the timeout are served, each sent promptly."""
