@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
 from ..safe_paths import atomic_write_private
+from .resolve import read_toml
 
 
 def set_key(path: Path, key: str, value: Any) -> None:
@@ -15,12 +14,7 @@ def set_key(path: Path, key: str, value: Any) -> None:
     import tomli_w
 
     section, _, name = key.partition(".")
-    data: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    data: dict[str, Any] = read_toml(path) if path.is_file() else {}
     body = data.setdefault(section, {})
     if value is None:
         body.pop(name, None)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, PluginError
+from .redact import for_error, withheld
 from .schema import SETTINGS, Setting, declaration_problem, parse_value
 
 if TYPE_CHECKING:
@@ -44,23 +45,26 @@ class SettingsRegistry:
         return found
 
     def unknown(self, key: str, where: str = "") -> str:
-        close = difflib.get_close_matches(key, list(self.specs), n=1)
+        why = withheld(key)
+        if why is not None:
+            named, close = f"(not shown: {why})", []
+        else:
+            named, close = repr(key), difflib.get_close_matches(key, list(self.specs), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else "; `lcm config list` shows every key"
         loaded = ", ".join(self.plugins) or "none"
         broken = f"; plugins whose settings failed to load: {', '.join(self.failed)}" if self.failed else ""
         origin = f" (from {where})" if where else ""
-        return (f"unknown configuration key {key!r}{origin}{hint} (keys come from the core and the loaded "
+        return (f"unknown configuration key {named}{origin}{hint} (keys come from the core and the loaded "
                 f"plugins: {loaded}{broken})")
 
     def parse(self, key: str, raw: Any, where: str) -> Any:
-        """``raw`` coerced to the type of ``key``; ConfigError naming the key, source and allowed values."""
-        from .resolve import display_value
-
+        """``raw`` coerced to the type of ``key``; ConfigError naming the key, source and allowed values (the
+        refused value only when it is no secret: ``redact.for_error``)."""
         setting = self.lookup(key, where)
         try:
             return parse_value(setting, raw)
         except ValueError as exc:
-            shown = display_value(setting, raw) if isinstance(raw, str) else repr(raw)
+            shown = for_error(raw, secret=setting.secret)
             raise ConfigError(
                 f"{key} = {shown} (from {where}) is invalid: {exc}; allowed: {setting.describe_allowed()}"
             ) from None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..paths import find_project_root, lcm_home, project_config_path
+from .redact import for_error, withheld
 from .registry import SettingsRegistry, collect_settings
 from .schema import Setting
 
@@ -136,14 +137,13 @@ def read_config_file(path: Path, settings: SettingsRegistry) -> dict[str, Any]:
     """Flatten a TOML file into dotted keys; unknown keys are refused."""
     if not path.is_file():
         return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    data = read_toml(path)
     flat: dict[str, Any] = {}
     for section, body in data.items():
         if not isinstance(body, dict):
-            raise ConfigError(f"{path}: top-level key {section!r} must be a [section]")
+            why = withheld(section)
+            named = repr(section) if why is None else f"(not shown: {why})"
+            raise ConfigError(f"{path}: top-level key {named} must be a [section]")
         for name, raw in body.items():
             key = f"{section}.{name}"
             if key not in settings:
@@ -152,12 +152,24 @@ def read_config_file(path: Path, settings: SettingsRegistry) -> dict[str, Any]:
     return flat
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document at ``path``; ConfigError when it is not UTF-8 TOML (too deep, a huge integer)."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not valid TOML: not UTF-8 text") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is not valid TOML: nested too deeply") from None
+    except ValueError as exc:  # TOMLDecodeError names the line and column, never the text
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+
+
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     """``-c KEY=VALUE`` flags as a mapping for ``load_config(overrides=...)``."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise ConfigError(f"--set expects KEY=VALUE, got {pair!r}")
+            raise ConfigError(f"--set expects KEY=VALUE, got {for_error(pair)}")
         out[key.strip()] = value
     return out

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 KINDS: tuple[type, ...] = (str, int, float, bool, list)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_UNUSABLE_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,10 @@ SETTINGS: dict[str, Setting] = {
 
 
 def parse_value(setting: Setting, raw: Any) -> Any:
-    """Coerce a TOML or string value to the setting's type; ValueError with a reason when not possible."""
+    """Coerce a TOML or string value to the setting's type; ValueError with a reason when not possible.
+
+    The type alone refuses what no key can use: a float that is not finite (``nan``, ``inf``), an integer
+    outside 64 bits or a fraction given for one, text holding U+0000 or a lone surrogate."""
     if raw is None:
         if setting.nullable:
             return None
@@ -134,13 +140,17 @@ def parse_value(setting: Setting, raw: Any) -> Any:
         else:
             raise ValueError("not a boolean")
     elif kind is int:
-        if isinstance(raw, bool):
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
             raise ValueError("not an integer")
         value = _convert(int, raw)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError("out of range (64-bit integers only)")
     elif kind is float:
         if isinstance(raw, bool):
             raise ValueError("not a number")
         value = _convert(float, raw)
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
     elif kind is list:
         if isinstance(raw, str):
             value = [part for part in raw.split("\n") if part] if "\n" in raw else [raw] if raw else []
@@ -148,9 +158,13 @@ def parse_value(setting: Setting, raw: Any) -> Any:
             value = list(raw)
         else:
             raise ValueError("not a list of text")
+        if any(_UNUSABLE_TEXT.search(v) for v in value):
+            raise ValueError("holds U+0000 or a lone surrogate")
     else:
         if not isinstance(raw, str):
             raise ValueError("not text")
+        if _UNUSABLE_TEXT.search(raw):
+            raise ValueError("holds U+0000 or a lone surrogate")
         value = raw
     if setting.choices and value not in setting.choices:
         raise ValueError("not an allowed choice")
@@ -164,5 +178,7 @@ def parse_value(setting: Setting, raw: Any) -> Any:
 def _convert(fn: Callable[[Any], Any], raw: Any) -> Any:
     try:
         return fn(raw)
+    except OverflowError:  # float(10**400), int(inf)
+        raise ValueError("out of range") from None
     except (TypeError, ValueError):
         raise ValueError("wrong type") from None

@@ -7,6 +7,7 @@ imports psycopg.
 
 from __future__ import annotations
 
+import difflib
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, LcmError, PluginError
@@ -14,8 +15,28 @@ from .checked import CheckedBackend
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..extensions import StorageBackendInfo
     from ..plugins import Plugins
     from .contracts import StorageBackendFactory
+
+
+def installed_backend(plugins: Plugins, name: str, source: str = "") -> StorageBackendInfo:
+    """The backend a loaded plugin registers as ``name``; else a ConfigError naming ``source`` (where the
+    value came from), the closest name and every installed backend, with the fix."""
+    registered = plugins.storage_backends()
+    info = registered.get(name)
+    if info is not None:
+        return info
+    from ..config.redact import for_error
+
+    close = difflib.get_close_matches(name, list(registered), n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    origin = f" (from {source})" if source else ""
+    raise ConfigError(
+        f"storage.backend = {for_error(name)}{origin} is not an available storage backend; {hint}"
+        f"available: {', '.join(sorted(registered)) or 'none'} (set one: lcm config set storage.backend NAME; "
+        "a backend plugin left out by LCM_LOAD_PLUGINS / LCM_DISABLE_PLUGINS: see `lcm plugins --all`)"
+    )
 
 
 def open_backend(config: Config, name: str | None = None, *, plugins: Plugins | None = None) -> StorageBackendFactory:
@@ -29,14 +50,7 @@ def open_backend(config: Config, name: str | None = None, *, plugins: Plugins | 
 
         plugins = build_plugins(config.env)
     backend = name or str(config.get("storage.backend"))
-    registered = plugins.storage_backends()
-    info = registered.get(backend)
-    if info is None:
-        raise ConfigError(
-            f"storage.backend={backend!r} is not provided by any loaded plugin "
-            f"(registered: {', '.join(sorted(registered)) or 'none'}; "
-            "check LCM_LOAD_PLUGINS / LCM_DISABLE_PLUGINS and `lcm plugins --all`)"
-        )
+    info = installed_backend(plugins, backend, config.source("storage.backend") if name is None else "")
     try:
         return CheckedBackend(info.factory(config))
     except LcmError:

@@ -159,8 +159,8 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
     config = load_config(project=tmp_path, plugins=plugins, overrides={"storage.backend": "duckdb"})
     backend = open_backend(config, plugins=plugins)
     assert isinstance(backend.driver, DuckDb) and backend.name == "duckdb" and built == [config]
-    with pytest.raises(ConfigError, match=r"storage.backend='sqlite' is not provided by any loaded plugin "
-                                          r"\(registered: duckdb;"):
+    with pytest.raises(ConfigError, match=r"storage.backend = 'sqlite' is not an available storage backend; "
+                                          r"available: duckdb \("):
         open_backend(config, "sqlite", plugins=plugins)
 
 

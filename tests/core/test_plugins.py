@@ -193,5 +193,6 @@ def test_startup_imports_no_heavy_library() -> None:
 def test_disabled_storage_plugin_is_not_opened(tmp_path: Path) -> None:
     result = run_lcm("stats", "--current", cwd=tmp_path, env={"LCM_DISABLE_PLUGINS": "sqlite_storage"})
     assert result.returncode == 2
-    assert "storage.backend='sqlite' is not provided by any loaded plugin" in result.stderr
+    assert "storage.backend = 'sqlite' (from default) is not an available storage backend; available: postgresql" \
+        in result.stderr
     assert not (tmp_path / "home" / ".lcm" / "projects").exists()
