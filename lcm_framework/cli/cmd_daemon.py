@@ -78,7 +78,9 @@ COMMAND = CommandSpec(
     help="run the local LCM daemon used by the agent hooks",
     description=(
         "The daemon listens on 127.0.0.1:<daemon.port> (default 3737). Every route except GET /health needs\n"
-        "the bearer token kept in $LCM_HOME/daemon.token (0600). Its pid file and log are\n"
+        "the bearer token kept in $LCM_HOME/daemon.token (0600); LCM's clients send it only after the daemon\n"
+        "proved it holds it (GET /health?challenge=...). Requests need a 127.0.0.1 or localhost Host and no\n"
+        "Origin, and have daemon.request_timeout_s to arrive. Its pid file and log are\n"
         "$LCM_HOME/daemon.pid and $LCM_HOME/daemon.log."
     ),
     configure=configure,

@@ -43,8 +43,9 @@ COMMAND = CommandSpec(
     name="hook",
     help="handle an agent hook event read as JSON on stdin (always exits 0)",
     description=(
-        "Reads an agent's hook JSON on stdin and forwards it to the daemon within a small\n"
-        "time budget. SessionStart prints the restored context (hookSpecificOutput.additionalContext);\n"
+        "Reads an agent's hook JSON on stdin and forwards it to the daemon within one total time budget,\n"
+        "once the daemon proved it holds this LCM_HOME's token. SessionStart prints the restored context\n"
+        "(hookSpecificOutput.additionalContext);\n"
         "Stop ingests the new part of the transcript; PreCompact and SessionEnd ingest and compact.\n"
         "When the daemon or storage is unavailable the event goes to $LCM_HOME/outbox.db and the daemon\n"
         "(started in the background unless daemon.autostart = false) replays it. Never fails the agent."
