@@ -1,36 +1,33 @@
 """Prompt-time recall: the few memories and summary snippets most relevant to a prompt, under a token cap.
 
-Relevance of a text to the prompt (0..1): the shared content words (``text.content_words``), each weighted
-``IDENTIFIER_WEIGHT`` when it looks like an identifier, path or number (has a digit, ``_``, ``/`` or ``.``)
-and 1 otherwise, divided by ``small + SPREAD * (large - small)`` where small and large are the weights of
-the two word sets (a short prompt fully inside a long summary is not a perfect match). A memory's score is its
-relevance times ``0.6 + 0.4 * confidence``; a summary's its relevance times ``SUMMARY_FACTOR``. Only items
-scoring at least ``memory.recall_min_score`` are injected, best first, until ``memory.recall_max_tokens``.
-Summaries are found with one ``RANKED`` search (any word, stemmed, best first) of the prompt's keywords (at
-most ``MAX_KEYWORDS``); summaries the session already has in context are left out.
+Relevance is ``lcm search``'s (``recall.search.relevant``): the prompt (its first ``MAX_QUERY_CHARS``) is
+searched in the ``RANKED`` mode (any phrase, stemmed, stop words ignored) and a hit's score is divided by the
+best score the query can reach (``best_score``), so a memory sharing one of three content words with the
+prompt scores about 0.3 and one sharing none is not a candidate at all. As in
+``lcm search``, a summary is a candidate only when it matches more phrases than every message does (else a
+message says it better, and messages are not injected); summaries the session already has in context are
+left out. Equal relevance goes to the more confident memory. Only items scoring at least
+``memory.recall_min_score`` are injected, best first, until ``memory.recall_max_tokens``.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import UnsupportedCapabilityError
-from ..storage.models import ContextItemKind, SearchHit, SearchMode, SearchQuery, SearchTarget
+from ..recall.search import best_score, relevant
+from ..storage.models import ContextItemKind, SearchTarget
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
 from .text import content_words
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Memory
     from .scope import MemoryScope
 
 IDENTIFIER_WEIGHT = 2.0
-SPREAD = 0.25
-SUMMARY_FACTOR = 0.8
-MAX_KEYWORDS = 8
 SUMMARY_HITS = 8
 SNIPPET_CHARS = 360
 MAX_ITEMS = 6
@@ -58,52 +55,40 @@ def weight(word: str) -> float:
 
 
 def relevance(prompt: frozenset[str], words: frozenset[str]) -> float:
+    """Shared content words, identifiers counted double, over the smaller set's weight: which lines of a
+    summary to show (``snippet``), not what to inject."""
     if not prompt or not words:
         return 0.0
-    sizes = sorted((sum(weight(w) for w in prompt), sum(weight(w) for w in words)))
-    return sum(weight(w) for w in prompt & words) / (sizes[0] + SPREAD * (sizes[1] - sizes[0]))
+    smaller = min(sum(weight(w) for w in prompt), sum(weight(w) for w in words))
+    return sum(weight(w) for w in prompt & words) / smaller
 
 
-def memory_hints(scope: MemoryScope, prompt: frozenset[str]) -> list[Hint]:
-    return [Hint(scope.ref(m.memory_id), "memory", round(score, 4), m.content, m.confidence)
-            for m, score in _scored(scope.storage.promoted_memory.list_memories(), prompt)]
+def memory_hints(scope: MemoryScope, query: str) -> list[Hint]:
+    hints = []
+    for hit in relevant(scope.storage, query, SearchTarget.MEMORY, SUMMARY_HITS):
+        memory = scope.storage.promoted_memory.get_memory(int(hit.id))
+        if memory is not None and not memory.archived:
+            hints.append(Hint(scope.ref(memory.memory_id), "memory", round(hit.score, 4), memory.content,
+                              memory.confidence))
+    return hints
 
 
-def _scored(memories: Iterable[Memory], prompt: frozenset[str]) -> Iterable[tuple[Memory, float]]:
-    for memory in memories:
-        yield memory, relevance(prompt, content_words(memory.content)) * (0.6 + 0.4 * memory.confidence)
-
-
-def keywords(prompt: frozenset[str]) -> list[str]:
-    """The prompt words most worth a search: identifiers first, then the longest."""
-    return sorted((w for w in prompt if len(w) >= 4 or _IDENTIFIER.search(w)),
-                  key=lambda w: (-weight(w), -len(w), w))[:MAX_KEYWORDS]
-
-
-def summary_hints(storage: ProjectStorage, prompt: frozenset[str], *, session_id: str | None) -> list[Hint]:
-    words = keywords(prompt)
-    if not words:
+def summary_hints(storage: ProjectStorage, query: str, prompt: frozenset[str], *,
+                  session_id: str | None) -> list[Hint]:
+    found = relevant(storage, query, SearchTarget.SUMMARIES, SUMMARY_HITS)
+    if not found:
         return []
+    best_message = max((math.floor(h.score * best_score(query) + 1e-9)
+                        for h in relevant(storage, query, SearchTarget.MESSAGES, 1)), default=-1)
     seen = _in_context(storage, session_id)
-    found: dict[str, Hint] = {}
-    for hit in _search(storage, " ".join(words)):
-        if hit.id in seen or hit.id in found:
+    hints: dict[str, Hint] = {}
+    for hit in found:
+        if hit.id in seen or hit.id in hints or math.floor(hit.score * best_score(query) + 1e-9) <= best_message:
             continue
         summary = storage.summaries.get_summary(hit.id)
         if summary is not None:
-            score = relevance(prompt, content_words(summary.content)) * SUMMARY_FACTOR
-            found[hit.id] = Hint(hit.id, "summary", round(score, 4), snippet(summary.content, prompt))
-    return list(found.values())
-
-
-def _search(storage: ProjectStorage, text: str) -> list[SearchHit]:
-    """Summaries matching any of the words (the ranked mode); one substring query per word without it."""
-    try:
-        return storage.lexical_search.search(SearchQuery(text, SearchMode.RANKED, SearchTarget.SUMMARIES,
-                                                         limit=SUMMARY_HITS))
-    except UnsupportedCapabilityError:
-        return [hit for word in text.split() for hit in storage.lexical_search.search(
-            SearchQuery(word, SearchMode.SUBSTRING, SearchTarget.SUMMARIES, limit=SUMMARY_HITS))]
+            hints[hit.id] = Hint(hit.id, "summary", round(hit.score, 4), snippet(summary.content, prompt))
+    return list(hints.values())
 
 
 def _in_context(storage: ProjectStorage, session_id: str | None) -> set[str]:
@@ -127,7 +112,7 @@ def snippet(content: str, prompt: frozenset[str]) -> str:
 def select(hints: Sequence[Hint], *, min_score: float, max_tokens: int) -> list[Hint]:
     chosen: list[Hint] = []
     used = 0
-    for hint in sorted(hints, key=lambda h: (-h.score, h.id)):
+    for hint in sorted(hints, key=lambda h: (-h.score, -(h.confidence or 0.0), h.id)):
         if hint.score < min_score or len(chosen) >= MAX_ITEMS:
             break
         if used + hint.tokens > max_tokens:
@@ -165,10 +150,11 @@ def for_prompt(project: MemoryScope, user: MemoryScope | None, prompt: str, *, s
     surfacing in the scope that holds it, without a query: the prompt is never stored."""
     from .store import record_surfacing
 
-    words = query_words(prompt)
-    candidates = memory_hints(project, words) + summary_hints(project.storage, words, session_id=session_id)
+    query = prompt[:MAX_QUERY_CHARS]
+    candidates = memory_hints(project, query) + summary_hints(project.storage, query, query_words(prompt),
+                                                               session_id=session_id)
     if user is not None:
-        candidates += memory_hints(user, words)
+        candidates += memory_hints(user, query)
     chosen = select(candidates, min_score=min_score, max_tokens=max_tokens)
     user_refs = [h.id for h in chosen if user is not None and h.id.startswith(user.prefix)]
     record_surfacing(project.storage, [h.id for h in chosen if h.id not in user_refs], query=None)

@@ -45,6 +45,7 @@ LIST_CHARS = 12_000
 CANDIDATES = 3
 """Message hits asked of the backend per result wanted (merging drops some)."""
 MIN_CANDIDATES = 30
+MAX_PHRASES = 8
 KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
 
 
@@ -79,8 +80,9 @@ class Ranked:
 
 
 def best_score(query: str) -> float:
-    """The highest ``RANKED`` score ``query`` can get: every phrase, the whole query, the full fraction."""
-    phrases = len(query_phrases(query))
+    """The score a hit needs for relevance 1: every phrase of ``query`` (at most ``MAX_PHRASES``: a long
+    prompt is not a worse match for holding more words), the whole query as one phrase, the full fraction."""
+    phrases = min(len(query_phrases(query)), MAX_PHRASES)
     return max(1, phrases) + (0.5 if phrases > 1 else 0.0) + 0.4
 
 
@@ -156,6 +158,13 @@ def within_cap(results: Sequence[Ranked], cap: int = LIST_CHARS) -> list[Ranked]
         kept.append(r)
         used += r.chars
     return kept
+
+
+def relevant(storage: ProjectStorage, query: str, target: SearchTarget, limit: int) -> list[SearchHit]:
+    """``target``'s best ``limit`` hits for ``query`` with their relevance (0..1) as ``score``: the ranking
+    ``search`` fuses, also used by prompt-time recall."""
+    top = best_score(query)
+    return [replace(h, score=min(1.0, h.score / top)) for h in _ranked(storage, query, target, limit, None, True)]
 
 
 def _wanted(target: SearchTarget, limit: int) -> int:
