@@ -171,9 +171,9 @@ def test_summaries_and_large_file_references_a_model_writes_are_scrubbed(
                       for s in storage.summaries.list_summaries(c.conversation_id)]
             files = [f for c in storage.conversations.list_conversations()
                      for f in storage.large_files.list_files(c.conversation_id)]
+        assert_stored_nowhere(app, [secret])
         assert any("[REDACTED:" in s.content for s in stored)  # the model's leak, scrubbed
         assert files and all("[REDACTED:" in f.exploration_summary for f in files)
-        assert_stored_nowhere(app, [secret])
     finally:
         app.close()
 
