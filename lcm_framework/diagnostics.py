@@ -197,7 +197,7 @@ def _agent_check(name: str, agent: AgentIntegration, formats: Mapping[str, Trans
                  env: Mapping[str, str]) -> Check:
     check, label = f"{name}_hooks", agent.display_name
     if not agent.present(env):
-        return Check(check, SKIP, f"{label} not found ({agent.config_dir(env)})")
+        return Check(check, SKIP, f"{label} not installed (no {agent.config_dir(env)}, not on PATH)")
     status = agent.status(env)
     missing = sorted(e.agent_event for e in agent.events if e.event not in status.hooks)
     problems = [f"hooks missing: {', '.join(missing)}"] if missing else []

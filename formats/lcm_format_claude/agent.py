@@ -19,6 +19,7 @@ from lcm_framework.plugin_api.agents import (
     FileChange,
     HookEvent,
     add_mcp_server,
+    agent_present,
     edit_json,
     has_mcp_server,
     home_dir,
@@ -50,7 +51,8 @@ class ClaudeCode:
         return (Path(given).expanduser() if given else home_dir(env)) / ".claude.json"
 
     def present(self, env: Mapping[str, str]) -> bool:
-        return True  # the primary agent: doctor always reports it
+        """Its configuration directory exists, or ``claude`` is on PATH."""
+        return agent_present(self.config_dir(env), "claude", env)
 
     def changes(self, env: Mapping[str, str], *, install: bool) -> list[FileChange]:
         """Uninstall also drops an LCM MCP entry an older install left in settings.json."""

@@ -16,6 +16,7 @@ from lcm_framework.plugin_api.agents import (
     AgentStatus,
     FileChange,
     HookEvent,
+    agent_present,
     edit_json,
     home_dir,
     hook_entries,
@@ -47,7 +48,8 @@ class Codex:
         return Path(given).expanduser().resolve() if given else home_dir(env) / ".codex"
 
     def present(self, env: Mapping[str, str]) -> bool:
-        return self.config_dir(env).exists()
+        """``$CODEX_HOME`` (or ``~/.codex``) exists, or ``codex`` is on PATH."""
+        return agent_present(self.config_dir(env), "codex", env)
 
     def changes(self, env: Mapping[str, str], *, install: bool) -> list[FileChange]:
         root = self.config_dir(env)

@@ -68,7 +68,9 @@ class AgentIntegration(Protocol):
         ...
 
     def present(self, env: Mapping[str, str]) -> bool:
-        """Whether the agent is set up for this user (``lcm doctor`` skips it otherwise)."""
+        """Whether the agent is installed for this user (``plugin_api.agents.agent_present``: its configuration
+        directory exists or its command is on PATH). ``lcm install`` installs only into present agents unless
+        one is named; ``lcm doctor`` skips the others."""
         ...
 
     def changes(self, env: Mapping[str, str], *, install: bool) -> list[FileChange]:

@@ -8,6 +8,8 @@ hold of LCM's is kept byte for byte.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,12 @@ MCP_NAME = "lcm"
 def home_dir(env: Mapping[str, str]) -> Path:
     """``$HOME`` of ``env`` (the process's home directory when unset)."""
     return Path(env["HOME"]) if env.get("HOME") else Path.home()
+
+
+def agent_present(config_dir: Path, executable: str, env: Mapping[str, str]) -> bool:
+    """Whether an agent is installed for this user: its configuration directory exists, or its command is
+    on ``PATH`` (of ``env``)."""
+    return config_dir.exists() or shutil.which(executable, path=env.get("PATH", os.defpath)) is not None
 
 
 def hook_entries(events: Iterable[HookEvent], *extra: str, timeout_scale: int = 1,

@@ -1,10 +1,9 @@
-"""A computed file change: diff it, or apply it with a timestamped backup and an atomic write."""
+"""A computed file change: diff it, or apply it with an atomic write."""
 
 from __future__ import annotations
 
 import difflib
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,27 +29,17 @@ class FileChange:
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                        for line in lines)
 
-    def apply(self) -> Path | None:
-        """Write the change; returns the backup path (None when there was nothing to back up)."""
+    def apply(self) -> None:
+        """Write the change atomically: the file keeps its mode (a new one is 0600, its directories 0700);
+        ``after`` None deletes it. Backups are the install ledger's (``installer.ledger``)."""
         if not self.changed:
-            return None
-        backup = None
-        if self.before is not None:
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            backup = self.path.with_name(f"{self.path.name}.lcm-backup-{stamp}")
-            n = 1
-            while backup.exists():
-                backup = self.path.with_name(f"{self.path.name}.lcm-backup-{stamp}-{n}")
-                n += 1
-            mode = self.path.stat().st_mode & 0o777
-            _write(backup, self.before, mode)
+            return
         if self.after is None:
             self.path.unlink(missing_ok=True)
-            return backup
+            return
         mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o600
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _write(self.path, self.after, mode)
-        return backup
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomic(self.path, self.after, mode)
 
 
 def read_text(path: Path) -> str | None:
@@ -61,7 +50,8 @@ def read_text(path: Path) -> str | None:
         return None
 
 
-def _write(path: Path, text: str, mode: int) -> None:
+def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename, with ``mode``."""
     tmp = path.with_name(f".{path.name}.lcm-tmp-{os.getpid()}")
     fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, mode)
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:

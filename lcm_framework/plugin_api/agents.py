@@ -11,6 +11,7 @@ from ..installer import jsonfile, tomlkeys
 from ..installer.agent_files import (
     MCP_NAME,
     add_mcp_server,
+    agent_present,
     edit_json,
     has_mcp_server,
     home_dir,
@@ -31,6 +32,7 @@ __all__ = [
     "FileChange",
     "HookEvent",
     "add_mcp_server",
+    "agent_present",
     "edit_json",
     "has_mcp_server",
     "home_dir",

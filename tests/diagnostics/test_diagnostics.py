@@ -38,7 +38,8 @@ def by_name(checks: list, name: str):  # type: ignore[no-untyped-def,type-arg]
     return next(c for c in checks if c.name == name)
 
 
-def test_fresh_install_fails_on_hooks_and_says_how_to_fix(project: Path) -> None:
+def test_fresh_install_fails_on_hooks_and_says_how_to_fix(project: Path, lcm_env: Path) -> None:
+    (lcm_env.parent / ".claude").mkdir()  # Claude Code is installed here, LCM's hooks are not
     app = make_app(project, **{"daemon.port": free_port(), "daemon.autostart": False})
     try:
         checks = run_checks(app, dict(os.environ))
@@ -74,7 +75,8 @@ def test_everything_green_with_hooks_installed_and_daemon_up(project: Path, lcm_
     assert report["ok"] is (not failing)
 
 
-def test_doctor_exit_code_and_text(project: Path) -> None:
+def test_doctor_exit_code_and_text(project: Path, lcm_env: Path) -> None:
+    (lcm_env.parent / ".claude").mkdir()
     result = run_lcm("--set", f"daemon.port={free_port()}", "--set", "daemon.autostart=false", "doctor",
                      cwd=project)
     assert result.returncode == 1

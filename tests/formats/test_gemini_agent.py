@@ -57,13 +57,13 @@ def test_install_merges_into_gemini_settings_and_uninstall_restores_the_bytes(si
     assert set(server) == {"command", "args"} and server["args"][-1] == "mcp"  # stdio: no "type" in Gemini CLI
     assert os.access(server["command"], os.X_OK) or server["command"] == sys.executable
     assert settings["mcpServers"]["docs"] == USER_SETTINGS["mcpServers"]["docs"]
-    (backup,) = path.parent.glob("settings.json.lcm-backup-*")
+    (backup,) = (lcm_env / "backups").glob("settings.json.*")  # under LCM_HOME, not beside the agent's file
     assert backup.read_text() == original
 
     installed = path.read_bytes()
     again = run_lcm("install", "gemini", "--json", env=env)
     assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout)["files"] == [{"path": str(path), "changed": False, "backup": None}]
+    assert json.loads(again.stdout)["files"] == [{"path": str(path), "changed": False, "backup": None, "notes": []}]
     assert path.read_bytes() == installed
 
     doctor = run_lcm("doctor", "--json", env=env)

@@ -20,11 +20,12 @@ def test_help_lists_the_registered_agents(lcm_env: Path) -> None:
 def test_a_disabled_plugin_takes_its_agent_away(lcm_env: Path) -> None:
     home = lcm_env.parent
     (home / ".codex").mkdir()
+    (home / ".claude").mkdir()
     env = {"LCM_DISABLE_PLUGINS": "codex"}
     assert "{claude,all}" in run_lcm("install", "--help", env=env).stdout
     refused = run_lcm("install", "codex", env=env)
     assert refused.returncode == 2 and "invalid choice: 'codex'" in refused.stderr
-    result = run_lcm("install", "--json", env=env)  # all: every registered agent
+    result = run_lcm("install", "--json", env=env)  # all: every registered agent installed here
     assert result.returncode == 0, result.stderr
     written = {Path(f["path"]).relative_to(home).as_posix() for f in json.loads(result.stdout)["files"]}
     assert written == {".claude/settings.json", ".claude.json"}

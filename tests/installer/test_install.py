@@ -85,8 +85,16 @@ def snapshot(home: Path) -> dict[str, bytes]:
 
 
 def backups(home: Path) -> list[Path]:
-    return (sorted(home.glob(".claude/*.lcm-backup-*")) + sorted(home.glob(".claude.json.lcm-backup-*"))
-            + sorted(home.glob(".codex/*.lcm-backup-*")))
+    """The backups install wrote: under $LCM_HOME/backups, never beside the agents' files."""
+    assert not [p for p in home.rglob("*") if "lcm-backup" in p.name]
+    return sorted(p for p in (home / ".lcm" / "backups").glob("*") if p.name != "install-ledger.json")
+
+
+def backed_up(backup: Path) -> str:
+    """The file a backup is of (``<name>.<digest of its path>.<time>``), relative to HOME."""
+    name = backup.name.split(".")
+    return {"settings.json": ".claude/settings.json", ".claude.json": ".claude.json", "hooks.json": ".codex/hooks.json",
+            "config.toml": ".codex/config.toml"}[".".join(name[:-2])]
 
 
 def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home: Path) -> None:
@@ -123,8 +131,7 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
     assert config["mcp_servers"]["lcm"]["args"][-1] == "mcp"
     assert len(backups(agent_home)) == 4
     for backup in backups(agent_home):
-        rel = str(backup.relative_to(agent_home)).split(".lcm-backup-")[0]
-        assert backup.read_bytes() == original[rel]
+        assert backup.read_bytes() == original[backed_up(backup)]
 
     result = run_lcm("uninstall")
     assert result.returncode == 0, result.stderr
@@ -132,12 +139,13 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
 
 
 def test_install_is_idempotent(agent_home: Path) -> None:
-    assert all(apply("all", install=True))
+    assert run_lcm("install").returncode == 0
     first = snapshot(agent_home)
     n_backups = len(backups(agent_home))
-    assert not any(apply("all", install=True))
+    again = run_lcm("install", "--json")
+    assert not any(f["changed"] for f in json.loads(again.stdout)["files"])
     assert snapshot(agent_home) == first
-    assert len(backups(agent_home)) == n_backups
+    assert len(backups(agent_home)) == n_backups == 4
     assert not any(c.changed for a in ("claude", "codex") for c in changes(a, dict(os.environ), install=True))
 
 
@@ -152,16 +160,15 @@ def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
     assert backups(agent_home) == []
 
 
-def test_fresh_home_install_creates_private_files_and_uninstall_leaves_them_empty(lcm_env: Path) -> None:
+def test_fresh_home_install_creates_private_files_and_uninstall_removes_them(lcm_env: Path) -> None:
     home = lcm_env.parent
-    apply("all", install=True)
+    assert run_lcm("install", "--agent", "claude", "--agent", "codex").returncode == 0
     settings = home / ".claude" / "settings.json"
     assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings.parent.stat().st_mode) == 0o700
     assert "hook SessionEnd" in settings.read_text()
-    apply("all", install=False)
-    assert json.loads(settings.read_text()) == {}
-    assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
-    assert (home / ".codex" / "config.toml").read_text() == ""
+    assert run_lcm("uninstall").returncode == 0
+    assert sorted(p.name for p in home.iterdir()) == [".lcm"]  # no file or directory LCM created is left
 
 
 def test_respects_claude_config_dir_and_codex_home(tmp_path: Path) -> None:
