@@ -85,6 +85,8 @@ def check_output(path: Path, *, replace: bool = False) -> bool:
         info = os.lstat(path)
     except FileNotFoundError:
         return False
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
     if stat.S_ISLNK(info.st_mode):
         raise UnsafeDestinationError(f"{path} is a symbolic link: name the file itself")
     if not stat.S_ISREG(info.st_mode):
@@ -97,11 +99,16 @@ def check_output(path: Path, *, replace: bool = False) -> bool:
 def write_output(path: Path, data: bytes, *, replace: bool = False) -> None:
     """Publish ``data`` (mode 0600) at a path the user named, after ``check_output``."""
     exists = check_output(path, replace=replace)
-    directory = ensure_private_dir(path.parent)
     try:
-        _publish(directory, path, data, exclusive=not exists)
+        _publish(ensure_private_dir(path.parent), path, data, exclusive=not exists)
     except FileExistsError:
         raise UnsafeDestinationError(f"{path} appeared while it was being written: not replaced") from None
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _cannot_write(path: Path, exc: OSError) -> LcmError:
+    return LcmError(f"cannot write {path}: {exc.strerror or type(exc).__name__}")
 
 
 def _preflight(path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lcm_framework.errors import LcmError
 from lcm_framework.safe_paths import UnsafeDestinationError, atomic_write_private, ensure_private_dir, write_output
 
 
@@ -94,3 +95,9 @@ def test_the_daemon_pid_file_is_private(lcm_env: Path) -> None:
         assert mode(lcm_env / "daemon.pid") == 0o600
     finally:
         daemon.stop()
+
+
+def test_an_output_that_cannot_be_written_is_a_typed_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(LcmError, match="cannot write"):
+        write_output(tmp_path / "a-file" / "out.jsonl", b"data")
