@@ -60,9 +60,16 @@ def test_link_refuses_missing_rows_and_bad_values(project: ProjectStorage) -> No
 
 def test_links_are_project_isolated(project: ProjectStorage, other_project: ProjectStorage) -> None:
     child, _ = _conversation_with(project, "c", "x")
-    project.conversations.link_subagent(SubagentLink(child, "p"))
+    other_child, _ = _conversation_with(other_project, "c", "x")
+    link = project.conversations.link_subagent(SubagentLink(child, "p", agent_id="mine"))
+    assert project.conversations.list_subagent_links() == [link]
+    assert project.conversations.get_subagent_link(child) == link
     assert other_project.conversations.list_subagent_links() == []
-    assert other_project.conversations.get_subagent_link(child) is None
+    assert other_project.conversations.get_subagent_link(other_child) is None
+    theirs = other_project.conversations.link_subagent(SubagentLink(other_child, "q", agent_id="theirs"))
+    assert other_project.conversations.list_subagent_links() == [theirs]
+    assert project.conversations.list_subagent_links() == [link]
+    assert project.conversations.get_subagent_link(child) == link
 
 
 @pytest.mark.parametrize("mode", [SearchMode.FULL_TEXT, SearchMode.SUBSTRING])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -215,8 +216,22 @@ def test_service_unit_is_written_and_removed(agent_home: Path) -> None:
     assert not unit.exists()
 
 
-def test_service_flag_on_the_command_line(agent_home: Path) -> None:
+def test_service_flag_on_the_command_line(agent_home: Path, lcm_env: Path) -> None:
+    """The unit systemd would run: this installation's lcm, in the foreground, on this LCM_HOME, restarted."""
+    import configparser
+    import shlex
+
     result = run_lcm("install", "claude", "--service", "--json")
     assert result.returncode == 0, result.stderr
-    assert (agent_home / ".config/systemd/user/lcm-daemon.service").is_file()
     assert json.loads(result.stdout)["dry_run"] is False
+    unit = configparser.ConfigParser(interpolation=None, strict=True)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read_string((agent_home / ".config/systemd/user/lcm-daemon.service").read_text())
+    service = unit["Service"]
+    argv = shlex.split(service["ExecStart"])
+    assert Path(argv[0]).is_absolute() and argv[-3:] == ["daemon", "start", "--foreground"]
+    started = subprocess.run([*argv[:-1], "--help"], capture_output=True, text=True, timeout=60, check=False)
+    assert started.returncode == 0 and "--foreground" in started.stdout, started.stderr
+    assert shlex.split(service["Environment"]) == [f"LCM_HOME={lcm_env}"]
+    assert service["Type"] == "simple" and service["Restart"] == "on-failure"
+    assert unit["Install"]["WantedBy"] == "default.target"

@@ -64,15 +64,18 @@ def test_busy_timeout_comes_from_config(make_factory: MakeFactory, tmp_path: Pat
 
 
 def test_reopen_does_not_rerun_migrations(make_factory: MakeFactory, tmp_path: Path) -> None:
-    factory = make_factory()
-    factory.open_project(ref()).close()
+    """An up-to-date database opens without a write: it opens while another process holds the write lock."""
+    make_factory().open_project(ref()).close()
     path = db_path(tmp_path, ref())
-    before = path.stat().st_mtime_ns
-    factory.open_project(ref()).close()
-    raw = sqlite3.connect(path)
+    writer = sqlite3.connect(path, isolation_level=None)
     try:
-        tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        writer.execute("BEGIN IMMEDIATE")  # what a migration (or any other write) would wait for
+        project = make_factory(**{"storage.busy_timeout_ms": 50}).open_project(ref())
+        tables = {r[0] for r in writer.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        writer.execute("ROLLBACK")
     finally:
-        raw.close()
+        writer.close()
     assert {"conversations", "messages", "native_records", "checkpoints", "messages_fts"} <= tables
-    assert path.stat().st_mtime_ns >= before
+    conv = project.conversations.create_conversation("s")  # the reopened storage works
+    assert project.conversations.get_conversation(conv.conversation_id) is not None
+    project.close()
