@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -30,6 +31,7 @@ SCHEMA_VERSION = 1
 TRANSPORT_VERSION = 1
 MAX_PAYLOAD_BYTES = 64 * 1024
 MAX_BACKOFF_S = 300.0
+_UNUSABLE = re.compile("[\x00\ud800-\udfff]")
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
@@ -141,11 +143,11 @@ class Outbox:
 
     def capture(self, event: str, payload: Mapping[str, Any], *, now: float | None = None) -> OutboxEvent:
         """Store one event; its sequence number is reserved in the same transaction (gap-safe)."""
+        if _unusable(event) or _unusable(payload):
+            raise OutboxError("hook payload contains U+0000 or a lone surrogate")
         body = json.dumps(dict(payload), ensure_ascii=False, sort_keys=True)
         if len(body.encode("utf-8")) > MAX_PAYLOAD_BYTES:
             raise OutboxError(f"hook payload larger than {MAX_PAYLOAD_BYTES} bytes refused")
-        if "\x00" in event or _has_nul(payload):
-            raise OutboxError("hook payload contains U+0000")
         stamp = time.time() if now is None else now
         try:
             with self._immediate() as db:
@@ -252,13 +254,14 @@ def _uuid4() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def _has_nul(value: Any) -> bool:
+def _unusable(value: Any) -> bool:
+    """Whether text in ``value`` holds U+0000 or a lone surrogate (no UTF-8 encoder takes one)."""
     if isinstance(value, str):
-        return "\x00" in value
+        return _UNUSABLE.search(value) is not None
     if isinstance(value, Mapping):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+        return any(_unusable(k) or _unusable(v) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
+        return any(_unusable(v) for v in value)
     return False
 
 

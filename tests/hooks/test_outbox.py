@@ -82,13 +82,16 @@ def test_ready_processed_and_backoff(lcm_env: Path) -> None:
     assert read_backlog(lcm_env).pending == 0  # type: ignore[union-attr]
 
 
-def test_refuses_huge_or_nul_payloads_and_keeps_the_rest(lcm_env: Path) -> None:
+def test_refuses_huge_nul_or_surrogate_payloads_and_keeps_the_rest(lcm_env: Path) -> None:
     with Outbox(outbox_path(lcm_env)) as box:
         box.capture("Stop", {"ok": True})
         with pytest.raises(OutboxError, match="larger"):
             box.capture("Stop", {"blob": "x" * 100_000})
         with pytest.raises(OutboxError, match="U\\+0000"):
             box.capture("Stop", {"bad": "a\x00b"})
+        for unencodable in ({"cwd": "/tmp/\ud800"}, {"\udfff": 1}, {"nested": [{"x": "\ud83d"}]}):
+            with pytest.raises(OutboxError, match="lone surrogate"):
+                box.capture("Stop", unencodable)
         box.capture("Stop", {"ok": 2})
         assert [e.seq for e in box.events()] == [1, 2]  # refused events reserve no sequence number
 
