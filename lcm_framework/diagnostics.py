@@ -137,7 +137,7 @@ def check_scrubber(app: App, env: Mapping[str, str]) -> Check:
         scrubber = project_scrubber(app)
     except ScrubberError as exc:
         return Check("scrubber", FAIL, f"{exc}; nothing is stored (hook events wait in the outbox)",
-                     fix="fix the file or pattern it names (security.gitleaks_config, `lcm sensitive list`)")
+                     fix="fix the file, rule or plugin the error names (`lcm sensitive list` shows the rule set)")
     packs = sorted({rule.pack for rule in scrubber.rules})
     return Check("scrubber", OK, f"{len(scrubber.rules)} rules ({', '.join(packs)})",
                  data={"version": scrubber.version, "packs": packs})

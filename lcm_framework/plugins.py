@@ -129,8 +129,8 @@ class Plugins:
     def rule_packs(self, config: Config) -> dict[str, RulePack]:
         """Packs depend on the configuration (project patterns, gitleaks file): collected anew each call.
 
-        A plugin that fails to register its packs (a missing or invalid ``security.gitleaks_config``) is a
-        ScrubberError, never a warning: scrubbing with the packs that remain would store what it should catch.
+        A plugin that fails to register its packs (a rule file it cannot read, say) is a ScrubberError, never
+        a warning: scrubbing with the packs that remain would store what it should catch.
         """
         self._cache.pop("rule_pack", None)
         return self._collect("rule_pack", "lcm_register_rule_packs", lambda p: p.name, fatal=ScrubberError,

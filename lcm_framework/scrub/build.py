@@ -51,7 +51,7 @@ def build_scrubber(
 def no_packs_message(plugins: Plugins) -> str:
     """Why no rule pack is registered, naming the plugins that failed to load (one of them may be the scrubber)."""
     failed = "; ".join(f"plugin {f.name!r} from {f.distribution} failed to load: {f.error}" for f in plugins.failures)
-    cause = failed or ("no loaded plugin registers one (is the built-in 'gitleaks' plugin disabled by "
+    cause = failed or ("no loaded plugin registers one (is the built-in scrubber plugin disabled by "
                        "LCM_DISABLE_PLUGINS or left out of LCM_LOAD_PLUGINS?)")
     return f"no secret-scrubbing rule pack is active: {cause}; LCM stores nothing until one is (`lcm plugins --all`)"
 
