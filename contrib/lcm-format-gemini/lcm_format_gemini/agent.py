@@ -25,6 +25,7 @@ from lcm_framework.plugin_api.agents import (
     FileChange,
     HookEvent,
     add_mcp_server,
+    agent_present,
     edit_json,
     has_mcp_server,
     home_dir,
@@ -60,7 +61,7 @@ class GeminiCli:
         return (Path(given).expanduser() if given else home_dir(env)) / ".gemini"
 
     def present(self, env: Mapping[str, str]) -> bool:
-        return self.config_dir(env).exists()
+        return agent_present(self.config_dir(env), "gemini", env)
 
     def changes(self, env: Mapping[str, str], *, install: bool) -> list[FileChange]:
         path = self.config_dir(env) / "settings.json"
