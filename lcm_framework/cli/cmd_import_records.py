@@ -41,7 +41,9 @@ COMMAND = CommandSpec(
     help="read a file written by `lcm export` (idempotent; resumes after a kill)",
     description=(
         "Records already present (same content digest) are skipped, so a second import adds nothing.\n"
-        "A file of a newer format version is refused."
+        "Every line is checked first (field types, id formats, absolute project roots, its digest, which\n"
+        "every record must carry) and every text is scrubbed again before it is stored; a bad line is an\n"
+        "error naming it (exit 2). A file of a newer format version is refused."
     ),
     configure=configure,
     run=run,
