@@ -73,7 +73,7 @@ def test_describe_summary_message_and_lineage(compacted: Path) -> None:
     assert message["kind"] == "message" and message["lineage"]["summaries"]
     summary_id = message["lineage"]["summaries"][0]
     code, out, _ = lcm(imported, "describe", summary_id)
-    assert code == 0 and "source_messages:" in out and hit["id"] in out and "--- content ---" in out
+    assert code == 0 and "source_messages (" in out and hit["id"] in out and "--- content ---" in out
     code, _, err = lcm(imported, "describe", "sum_0000000000000000")
     assert code == 1 and "not in this project" in err and "Traceback" not in err
     code, _, err = lcm(imported, "describe", "bogus")
