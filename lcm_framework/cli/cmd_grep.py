@@ -14,7 +14,7 @@ from ..jsonable import to_jsonable
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, session, when
-from .where_data_is import print_where_data_is
+from .where_data_is import hint_when_session_missing, print_where_data_is
 
 if TYPE_CHECKING:
     from ..storage.models import SearchMode
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, app: App) -> int:
 
     v = bind(GREP, options(args, GREP))
     since, mode, every = parse_since(v.get("since")), SearchMode(v["mode"]), v["all_projects"]
-    with _refused_pattern(v["pattern"], mode):
+    with _refused_pattern(v["pattern"], mode), hint_when_session_missing(app, all_projects=every):
         results = grep_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
                            scope=Scope(v["scope"]), since=since, limit=v["limit"],
                            include_subagents=v["include_subagents"])

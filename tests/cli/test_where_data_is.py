@@ -43,6 +43,8 @@ def test_import_json_lists_the_projects_it_filled(tmp_path: Path) -> None:
     ("compact", "--all"),
     ("compact", "--all", "--json"),
     ("context", CLAUDE_SAMPLE_ID[:8]),
+    ("grep", "integration", "--session", CLAUDE_SAMPLE_ID[:8]),
+    ("compact", "--session", CLAUDE_SAMPLE_ID[:8]),
     ("memory", "list"),
     ("verify",),
 ])
