@@ -119,21 +119,23 @@ def test_deep_nesting_is_a_parse_error_and_the_session_goes_on(raw: RawSession) 
     assert "Traceback" not in raw.close()
 
 
-@pytest.mark.parametrize(("tool", "arguments", "name"), [
+SURROGATE_ARGUMENTS: list[tuple[str, dict[str, Any], str]] = [
     ("lcm_search", {"query": "fact1 \ud800"}, "query"),
     ("lcm_grep", {"pattern": "\ud800"}, "pattern"),
     ("lcm_grep", {"pattern": "fact1", "session": "x\udfff\ud83d"}, "session"),
     ("lcm_store", {"text": "remember \ud800", "tags": ["ok"]}, "text"),
     ("lcm_store", {"text": "remember", "tags": ["\ud800"]}, "tags"),
-])
-def test_a_lone_surrogate_in_an_argument_is_a_tool_error(raw: RawSession, tool: str, arguments: dict[str, Any],
-                                                         name: str) -> None:
-    raw.call(1, tool, arguments)
-    raw.send(PING)
-    result = raw.answers(2)[1]["result"]
-    assert result["isError"]
-    assert result["content"][0]["text"] == f"invalid arguments: {name} must be Unicode text " \
-        "(it holds a lone surrogate such as \\ud800)"
+]
+
+
+def test_a_lone_surrogate_in_an_argument_is_a_tool_error(raw: RawSession) -> None:
+    for rid, (tool, arguments, name) in enumerate(SURROGATE_ARGUMENTS):
+        raw.call(rid, tool, arguments)
+        raw.send(PING)
+        result = raw.answers(2)[rid]["result"]
+        assert result["isError"], (tool, arguments)
+        assert result["content"][0]["text"] == f"invalid arguments: {name} must be Unicode text " \
+            "(it holds a lone surrogate such as \\ud800)"
     assert raw.close() == ""
 
 
@@ -168,7 +170,7 @@ def test_a_frame_at_the_limit_is_read(raw: RawSession) -> None:
     raw.close()
 
 
-@pytest.mark.parametrize(("frame", "code", "rid"), [
+WRONG_TYPES: list[tuple[bytes, int | None, int | None]] = [
     (b'{"jsonrpc": "2.0", "id": [1], "method": "ping"}', -32600, None),
     (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600, None),
     (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, None),
@@ -182,17 +184,20 @@ def test_a_frame_at_the_limit_is_read(raw: RawSession) -> None:
     (b"\xff\xfe{}", -32700, None),
     (b"1e999999", -32600, None),  # a number (infinity), not a request
     (b"[" + b"9" * 5000 + b"]", -32700, None),
-])
-def test_wrong_types_get_the_documented_error(raw: RawSession, frame: bytes, code: int | None,
-                                              rid: int | None) -> None:
-    raw.send(frame)
-    raw.send(PING)
-    answers = raw.answers(2)
-    assert set(answers) == {rid, "after"}, answers
-    if code is None:
-        assert "result" in answers[rid]
-    else:
-        assert answers[rid]["error"]["code"] == code, answers
+]
+
+
+def test_wrong_types_get_the_documented_error(raw: RawSession) -> None:
+    """One session for all: each frame is answered once, then the ping after it."""
+    for frame, code, rid in WRONG_TYPES:
+        raw.send(frame)
+        raw.send(PING)
+        answers = raw.answers(2)
+        assert set(answers) == {rid, "after"}, (frame[:80], answers)
+        if code is None:
+            assert "result" in answers[rid], (frame[:80], answers)
+        else:
+            assert answers[rid]["error"]["code"] == code, (frame[:80], answers)
     assert "Traceback" not in raw.close()
 
 
