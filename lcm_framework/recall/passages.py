@@ -47,6 +47,15 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def best_sentence(text: str, stems: frozenset[str]) -> str:
+    """The sentence of ``text`` matching most of ``stems`` (the first one on ties), spaces collapsed."""
+    spans = _sentences(text)
+    if not spans:
+        return ""
+    a, b = max(spans, key=lambda span: (matches(text[span[0]:span[1]], stems), -span[0]))
+    return " ".join(text[a:b].split())
+
+
 def passage(text: str, stems: frozenset[str], cap: int) -> str:
     """The sentence of ``text`` matching most of ``stems`` (the first one on ties; the text's start when none
     matches), widened by the sentences after then before it while it fits ``cap`` characters; ``…`` marks

@@ -19,17 +19,17 @@ def iso(moment: datetime) -> str:
 
 def project_roots(app: App, project_ids: Sequence[str]) -> dict[str, str | None]:
     """The root path of each project id (None when no project under ``$LCM_HOME`` has it)."""
-    wanted = set(project_ids)
-    if not wanted:
-        return {}
-    roots: dict[str, str | None] = {ref.project_id: ref.root for ref in app.storage.list_projects()
-                                    if ref.project_id in wanted}
+    here = app.project_ref()
+    roots: dict[str, str | None] = {here.project_id: here.root}
+    if not set(project_ids) <= set(roots):
+        roots.update((ref.project_id, ref.root) for ref in app.storage.list_projects())
     return {pid: roots.get(pid) for pid in project_ids}
 
 
 def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
     """One result: rank, id, kind, relevance (``score``, 0..1), date, speaker, the best sentences
-    (``snippet``), neighbouring turns (``context``), the covered span of a summary, covering summaries.
+    (``snippet``), neighbouring turns (``context``), a summary's covered span and best-matching messages
+    (``hits``), covering summaries.
     Keys without a value are left out (an agent reads every character); ``lcm_describe`` of the id gives
     the session and everything else."""
     hit = r.hit
@@ -44,6 +44,8 @@ def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
     row["snippet"] = hit.snippet
     if r.context:
         row["context"] = [{"id": t.id, "role": t.role, "text": t.text} for t in r.context]
+    if r.hits:
+        row["hits"] = [{"id": t.id, "role": t.role, "created_at": iso(t.created_at), "text": t.text} for t in r.hits]
     if r.covered_by:
         row["covered_by"] = list(r.covered_by)
     if hit.subagent is not None:

@@ -30,21 +30,25 @@ from ..errors import UnsupportedCapabilityError
 from ..storage.models import SearchHit, SearchMode, SearchTarget
 from ..storage.query_terms import query_phrases
 from .grep import Hit, best_first, lexical, subagent_origins, to_hit
-from .passages import passage, query_stems
+from .passages import best_sentence, matches, passage, query_stems
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Message
+    from ..storage.models import Message, Summary
 
 RESULT_CHARS = 200
 """Characters of a result's own text (its best sentences)."""
-NEIGHBOUR_CHARS = 120
-"""Characters of each neighbouring turn a message result carries."""
+NEIGHBOUR_CHARS = 100
+"""Characters of each neighbouring turn a message result carries (and of each message under a summary)."""
+GROUP_HITS = 3
+"""Source messages shown under a leaf summary result."""
+GROUP_CHARS = 120
+"""Characters of a summary's own text when messages are shown under it."""
 LIST_CHARS = 12_000
 """The whole list's text (about 3,000 tokens): results past it are left out."""
-CANDIDATES = 3
+CANDIDATES = 4
 """Message hits asked of the backend per result wanted (merging drops some)."""
-MIN_CANDIDATES = 30
+MIN_CANDIDATES = 40
 MAX_PHRASES = 8
 KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
 
@@ -73,10 +77,12 @@ class Ranked:
     span: tuple[datetime, datetime] | None = None
     """A summary's earliest and latest covered message times."""
     context: tuple[Turn, ...] = ()
+    hits: tuple[Turn, ...] = ()
+    """A summary's source messages matching the query best: the summary is their group header."""
 
     @property
     def chars(self) -> int:
-        return len(self.hit.snippet) + sum(len(t.text) for t in self.context)
+        return len(self.hit.snippet) + sum(len(t.text) for t in (*self.context, *self.hits))
 
 
 def best_score(query: str) -> float:
@@ -113,6 +119,7 @@ def search(
     results: list[Ranked] = []
     shown: set[int] = set()
     texts: set[str] = set()
+    sentences: set[str] = set()
     for h in candidates:
         if len(results) >= limit:
             break
@@ -121,6 +128,10 @@ def search(
             message = messages.get(int(h.id))
             if message is None or message.message_id in shown or _same(message.content) in texts:
                 continue
+            said = _same(best_sentence(message.content, stems))
+            if said in sentences:  # its best sentence is already on the list: nothing new to read
+                continue
+            sentences.add(said)
             turns = _neighbours(storage, message, context) if context else []
             shown.update(m.message_id for m in (message, *turns))
             texts.update(_same(m.content) for m in (message, *turns))
@@ -135,9 +146,16 @@ def search(
             if summary is None:
                 continue
             span = (summary.earliest_at, summary.latest_at) if summary.earliest_at and summary.latest_at else None
-            results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(summary.content, stems,
-                                                                                      RESULT_CHARS)),
-                                  (), None, _session(storage, sessions, summary.conversation_id), span))
+            members = [m for m in _best_sources(storage, summary, stems) if m.message_id not in shown
+                       and _same(m.content) not in texts][:GROUP_HITS]
+            shown.update(m.message_id for m in members)
+            texts.update(_same(m.content) for m in members)
+            results.append(Ranked(
+                0, storage.project_id, replace(hit, snippet=passage(summary.content, stems, GROUP_CHARS if members
+                                                                    else RESULT_CHARS)),
+                (), None, _session(storage, sessions, summary.conversation_id), span,
+                hits=tuple(Turn(f"msg_{m.message_id}", m.role.value, m.created_at,
+                                passage(m.content, stems, NEIGHBOUR_CHARS)) for m in members)))
         else:
             results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(h.snippet, stems,
                                                                                       RESULT_CHARS)), ()))
@@ -184,6 +202,15 @@ def _ranked(storage: ProjectStorage, query: str, target: SearchTarget, limit: in
         hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
                        since=None, limit=limit, include_subagents=include_subagents)
         return [replace(h, score=best_score(query)) for h in hits]
+
+
+def _best_sources(storage: ProjectStorage, summary: Summary, stems: frozenset[str]) -> list[Message]:
+    """A leaf summary's source messages matching most of ``stems`` (any at all), best first then oldest."""
+    if summary.depth != 0:
+        return []
+    sources = storage.conversations.get_messages(storage.summaries.source_message_ids(summary.summary_id))
+    scored = [(matches(m.content, stems), m) for m in sources]
+    return [m for n, m in sorted(scored, key=lambda p: (-p[0], p[1].seq)) if n > 0]
 
 
 def _neighbours(storage: ProjectStorage, message: Message, count: int) -> list[Message]:

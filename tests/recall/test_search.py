@@ -46,7 +46,10 @@ def test_a_summary_matching_words_spread_over_its_turns_ranks_above_them(tmp_pat
                               [m.message_id for m in stored])
         ranked = search(storage, "invoice worker disk quota", limit=10, context=0)
     assert ranked[0].hit.id == summary_id and ranked[0].span == (T0, T0 + timedelta(minutes=1))
-    assert [r.hit.kind for r in ranked[1:]] == ["message", "message"]
+    # the summary is the group header of its turns that match: they are shown under it, not repeated
+    assert [(t.id, t.role) for t in ranked[0].hits] == [(f"msg_{stored[0].message_id}", "user"),
+                                                        (f"msg_{stored[1].message_id}", "assistant")]
+    assert len(ranked) == 1
 
 
 def test_relevance_orders_all_kinds_on_one_scale(tmp_path: Path) -> None:
@@ -116,3 +119,16 @@ def test_the_list_stops_before_its_character_cap(tmp_path: Path) -> None:
     assert [r.rank for r in kept] == [1, 2, 3]
     assert within_cap(ranked[:1], cap=1) == ranked[:1]  # the first result always
     assert isinstance(kept[0], Ranked)
+
+
+def test_a_hit_whose_best_sentence_is_already_listed_is_left_out(tmp_path: Path) -> None:
+    app = make_app(project_dir(tmp_path))
+    with app.project() as storage:
+        _, stored = ingest(storage, "s1", [
+            new_message(0, "Todos have been modified successfully. Deploy the worker next."),
+            new_message(2, "Lunch first."),
+            new_message(4, "Todos have been modified successfully. Then the tests."),
+            new_message(6, "The worker deploy failed on the todos step."),
+        ])
+        ranked = search(storage, "todos modified", limit=10, context=0)
+    assert [r.hit.id for r in ranked] == [f"msg_{stored[2].message_id}", f"msg_{stored[3].message_id}"]
