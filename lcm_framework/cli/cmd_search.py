@@ -83,7 +83,8 @@ def relevance(score: float) -> str:
 
 def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) -> list[str]:
     """The lines of one result, each at most ``width`` columns: rank, id, speaker or kind, date (a summary's
-    covered span), relevance; the best sentences; neighbouring turns; session, covering summaries, project."""
+    covered span), relevance; the best sentences between the neighbouring turns (dim); a summary's
+    best-matching turns; session, covering summaries and (several projects searched) the project's root."""
     hit = r.hit
     if r.span is not None:
         start, end = when(r.span[0]), when(r.span[1])
@@ -91,16 +92,16 @@ def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) ->
     else:
         dated = when(hit.created_at)
     who = r.role or hit.kind
-    bar = relevance(hit.score)
-    fits = len(f"{r.rank:>3}. {hit.id}  {who}  {dated}  {bar}") <= width
     room = max(20, width - 5)
-    lines = [f"{r.rank:>3}. {paint(BOLD + ';' + CYAN, hit.id)}  {who}  {dated}" + (f"  {paint(GREEN, bar)}" if fits
-                                                                               else "")]
+    lines = _fields(f"{r.rank:>3}. ", [(hit.id, BOLD + ";" + CYAN), (who, ""), (dated, ""),
+                                       (relevance(hit.score), GREEN)], width, paint)
     before = [t for t in r.context if _seq(t.id) < _seq(hit.id)]
     after = [t for t in r.context if _seq(t.id) > _seq(hit.id)]
     lines += [paint(DIM, "     " + terminal_safe(one_line(f"{t.role}: {t.text}", room))) for t in before]
     lines.append("     " + terminal_safe(one_line(hit.snippet, room)))
     lines += [paint(DIM, "     " + terminal_safe(one_line(f"{t.role}: {t.text}", room))) for t in after]
+    lines += ["     - " + terminal_safe(one_line(f"{t.id} {t.role} {when(t.created_at)}: {t.text}", room - 2))
+              for t in r.hits]
     meta = [f"session {r.session_id}"] if r.session_id else []
     if r.covered_by:
         meta.append(f"in {', '.join(r.covered_by)}")
@@ -112,6 +113,20 @@ def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) ->
     if root is not None:
         lines.append(paint(DIM, "     " + terminal_safe(one_line(f"project {root}", room))))
     return lines
+
+
+def _fields(lead: str, fields: list[tuple[str, str]], width: int, paint: Painter) -> list[str]:
+    """``fields`` (text, colour) two spaces apart after ``lead``, continued on lines indented five when the
+    next one would pass ``width``; a field is never cut."""
+    lines, line, used = [], lead, len(lead)
+    for n, (text, colour) in enumerate(fields):
+        gap = 0 if n == 0 else 2
+        if n and used + gap + len(text) > width:
+            lines.append(line)
+            line, used, gap = "     ", 5, 0
+        line += " " * gap + paint(colour, text) if colour else " " * gap + text
+        used += gap + len(text)
+    return [*lines, line]
 
 
 def _seq(ref: str) -> int:
