@@ -48,29 +48,31 @@ def projects_with_data(app: App) -> list[ProjectData]:
     return sorted(found, key=lambda p: (-p.messages, p.root))
 
 
-def where_data_is(app: App) -> str:
-    """``nothing found in this project (ROOT); data is in: ...; reach it with ...`` (or how to import), safe
-    to print on a terminal."""
+def where_data_is(app: App) -> str | None:
+    """``nothing found in this project (ROOT); data is in: ...; reach it with ...`` (or how to import when no
+    project holds data), safe to print on a terminal; ``None`` when only this project holds data."""
     current = app.project_ref()
     holding = projects_with_data(app)
     others = [p for p in holding if p.project_id != current.project_id]
     here = f"nothing found in this project ({current.root})"
     if not others:
         if holding:
-            return terminal_safe(f"{here}; no other project under $LCM_HOME holds data")
+            return None
         return terminal_safe(f"{here}; no project under $LCM_HOME holds data yet: `lcm import` imports your "
                              "agents' sessions")
     listed = "; ".join(f"{p.root} ({p.sessions} sessions, {p.messages} messages)" for p in others[:SHOWN])
     more = f"; {len(others) - SHOWN} more (`lcm stats`)" if len(others) > SHOWN else ""
-    return terminal_safe(f"{here}; data is in: {listed}{more}. Reach it with --all-projects, or "
+    where = "other projects hold data" if len(holding) > len(others) else "data is in"
+    return terminal_safe(f"{here}; {where}: {listed}{more}. Reach it with --all-projects, or "
                          f"`lcm --project {shlex.quote(others[0].root)} COMMAND`")
 
 
 def print_where_data_is(app: App, *, all_projects: bool) -> None:
     """On stderr (stdout may be JSON), after what is on stdout, unless every project was searched already."""
-    if not all_projects:
+    hint = None if all_projects else where_data_is(app)
+    if hint is not None:
         sys.stdout.flush()
-        print(f"hint: {where_data_is(app)}", file=sys.stderr)
+        print(f"hint: {hint}", file=sys.stderr)
 
 
 @contextmanager
@@ -81,6 +83,7 @@ def hint_when_session_missing(app: App, *, all_projects: bool) -> Iterator[None]
     try:
         yield
     except SessionNotFoundError as exc:
-        if all_projects:
+        hint = None if all_projects else where_data_is(app)
+        if hint is None:
             raise
-        raise SessionNotFoundError(f"{exc}\nhint: {where_data_is(app)}") from None
+        raise SessionNotFoundError(f"{exc}\nhint: {hint}") from None

@@ -71,6 +71,23 @@ def test_the_hint_leads_somewhere(imported: tuple[Path, Path]) -> None:
     assert json.loads(everywhere.stdout)[0]["project_id"] and "data is in:" not in everywhere.stderr
 
 
+def test_no_hint_when_this_project_holds_all_the_data(imported: tuple[Path, Path]) -> None:
+    project_a, elsewhere = imported
+    done = run_lcm("grep", "no-such-word-anywhere", cwd=project_a)
+    assert done.returncode == 1 and "hint:" not in done.stderr
+    (elsewhere / "notes.txt").write_text("x")
+    assert run_lcm("memory", "add", "deploy on fridays", cwd=elsewhere).returncode == 0  # B now holds a memory,
+    other = run_lcm("grep", "no-such-word-anywhere", cwd=project_a)  # but no messages: not listed
+    assert "hint:" not in other.stderr
+
+
+def test_a_miss_in_a_project_with_data_names_the_other_projects(imported: tuple[Path, Path]) -> None:
+    project_a, elsewhere = imported
+    assert run_lcm("import", "--project", str(elsewhere), str(CLAUDE_SAMPLE)).returncode == 0
+    done = run_lcm("grep", "no-such-word-anywhere", cwd=elsewhere)
+    assert f"other projects hold data: {project_a} (1 sessions, " in done.stderr
+
+
 def test_with_no_data_anywhere_the_hint_says_how_to_import(tmp_path: Path) -> None:
     done = run_lcm("search", "anything", cwd=tmp_path)
     assert done.returncode == 1
