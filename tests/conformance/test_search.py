@@ -90,6 +90,7 @@ def test_substring_mode_is_exact(project: ProjectStorage) -> None:
     assert ids(project, "_ok", mode=SearchMode.SUBSTRING) == [b]
     assert ids(project, "%", mode=SearchMode.SUBSTRING) == [b]
     assert ids(project, "x86_64-linuxx", mode=SearchMode.SUBSTRING) == []
+    assert ids(project, "PATH /usr", mode=SearchMode.SUBSTRING) == []  # case-sensitive on every backend
 
 
 def test_regex_mode(project: ProjectStorage) -> None:

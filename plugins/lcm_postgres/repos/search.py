@@ -6,7 +6,7 @@
   them (``RANKED``: phrases matched, whole-query phrase, cover density; a
   word the planner's statistics find in most rows counts but does not rank,
   ``_common``);
-* substring: ``ILIKE`` served by the pg_trgm GIN index;
+* substring: ``LIKE`` (case-sensitive) served by the pg_trgm GIN index;
 * regex: the server's ``~`` operator (POSIX ARE).
 
 Hits are ordered by score, then newest, then id; archived memories are not searched.
@@ -116,7 +116,7 @@ class PgSearch(Repository):
             needle = phrases[0].words[0] if phrases else long[0]
         elif mode is SearchMode.SUBSTRING:
             args["pattern"] = like_pattern(query.text)
-            where.append("content ILIKE %(pattern)s")
+            where.append("content LIKE %(pattern)s")  # case-sensitive, as the contract says
             needle = query.text
         else:
             args["regex"] = query.text
