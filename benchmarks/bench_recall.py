@@ -68,6 +68,21 @@ REAL_QUESTIONS = [
 ]
 
 
+# Prompts about nothing these conversations hold: prompt-time recall should surface nothing for them.
+UNRELATED = [
+    "what is the capital of Peru", "how many moons does Jupiter have?", "translate 'good morning' into Finnish",
+    "explain the difference between TCP and UDP", "write a haiku about autumn leaves",
+    "what year did the Berlin wall fall?", "how do I reverse a linked list in C?",
+    "convert 72 fahrenheit to celsius", "who painted the Mona Lisa?", "what does HTTP status 418 mean?",
+    "give me a regex for an IPv4 address", "summarize the plot of Hamlet", "what is the boiling point of ethanol?",
+    "how do vaccines train the immune system?", "list the planets in order from the sun",
+    "what is a monad in Haskell?", "how tall is Mount Kilimanjaro?", "recommend a sorting algorithm for nearly "
+    "sorted data", "what causes the northern lights?", "how do I centre a div with CSS grid?",
+]
+THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+PROMPT_ITEMS = 6  # hints.MAX_ITEMS: what one prompt can surface
+
+
 @dataclass
 class Case:
     kind: str
@@ -212,6 +227,7 @@ def _chars(rows: object) -> int:
 def measure(project: Project) -> list[dict[str, Any]]:
     from lcm_framework.capabilities import call
     from lcm_framework.recall.grep import lexical
+    from lcm_framework.recall.search import relevant
     from lcm_framework.storage.models import SearchMode, SearchTarget
 
     bm25 = BM25({mid: content for mid, (_, _, content) in project.turns.items()})
@@ -236,15 +252,35 @@ def measure(project: Project) -> list[dict[str, Any]]:
             with app.project() as storage:
                 hits = lexical(storage, case.question, SearchTarget.MESSAGES, mode=SearchMode.RANKED,
                                conversation_ids=None, since=None, limit=max(KS))
+                scored = relevant(storage, case.question, SearchTarget.MESSAGES, PROMPT_ITEMS)
             for k in KS:
                 row[f"messages{k}"] = _recall([{int(h.id)} for h in hits[:k]], case.evidence)
+            row["prompt_relevance"] = max((h.score for h in scored if int(h.id) in wanted), default=0.0)
             rows.append(row)
+        with app.project() as storage:
+            for prompt in UNRELATED:
+                found = relevant(storage, prompt, SearchTarget.MESSAGES, PROMPT_ITEMS)
+                rows.append({"kind": "unrelated", "prompt_relevance": max((h.score for h in found), default=0.0)})
     finally:
         app.close()
     return rows
 
 
+def report_threshold(rows: list[dict[str, Any]]) -> None:
+    """Prompt-time recall's ``memory.recall_min_score``: with each evidence turn standing for a memory, the
+    share of questions that would surface their evidence against the share of unrelated prompts that would
+    surface anything, per threshold."""
+    asked = [r["prompt_relevance"] for r in rows if r["kind"] != "unrelated"]
+    unrelated = [r["prompt_relevance"] for r in rows if r["kind"] == "unrelated"]
+    print("prompt-time threshold (relevance >= t among the best 6): "
+          + "; ".join(f"t={t:.2f}: evidence surfaced {sum(v >= t for v in asked) / len(asked):.0%}, unrelated prompts "
+                      f"surfacing something {sum(v >= t for v in unrelated) / len(unrelated):.0%}"
+                      for t in THRESHOLDS))
+
+
 def report(rows: list[dict[str, Any]]) -> None:
+    report_threshold(rows)
+    rows = [r for r in rows if r["kind"] != "unrelated"]
     kinds = sorted({r["kind"] for r in rows}, key=lambda k: ["single", "update", "multi", "when", "coding"].index(k))
     heads = "  ".join(f"{m + '@' + str(k):>11}" for k in KS for m in ("list", "messages", "bm25"))
     print(f"{'kind':<8} {'n':>4}  {heads}   chars/q list vs bm25 (@5, @10)")

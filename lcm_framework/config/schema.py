@@ -107,7 +107,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("memory.promote_after_compaction", bool, True,
                 "Promote durable insights of new summaries into memories after a compaction created some."),
         Setting("memory.recall_max_tokens", int, 400, "Token cap of what a prompt's recall injects.", minimum=50),
-        Setting("memory.recall_min_score", float, 0.2, "Relevance (0..1) a memory or summary needs to be injected.",
+        Setting("memory.recall_min_score", float, 0.25, "Relevance (0..1) a memory or summary needs to be injected.",
                 minimum=0.0, maximum=1.0),
         Setting("memory.restore_count", int, 5, "Highest-confidence memories included at session start.", minimum=0),
         # daemon
