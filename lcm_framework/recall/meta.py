@@ -108,9 +108,8 @@ def _matcher(pattern: str, mode: SearchMode) -> Any:
             found = compiled.search(text)
             return found.start() if found else None
         return regex
-    if mode is SearchMode.SUBSTRING:
-        needle = pattern.casefold()
-        return lambda text: (lambda i: None if i < 0 else i)(text.casefold().find(needle))
+    if mode is SearchMode.SUBSTRING:  # the exact text, case-sensitive, as the storage backends match it
+        return lambda text: (lambda i: None if i < 0 else i)(text.find(pattern))
     words = pattern.casefold().split()
 
     def full_text(text: str) -> int | None:

@@ -21,7 +21,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("grep")
     session = "9e9e9e9e-0000-4000-8000-000000000001"
     lines = []
-    for n, (role, text) in enumerate([("user", SCATTERED), ("assistant", "ok"), ("user", EXACT)]):
+    kept_out = f"<local-command-stdout>{EXACT}</local-command-stdout>"  # client metadata: --include-meta finds it
+    for n, (role, text) in enumerate([("user", SCATTERED), ("assistant", "ok"), ("user", EXACT), ("user", kept_out)]):
         lines.append(json.dumps({"type": role, "sessionId": session, "cwd": ROOT, "uuid": f"u{n}",
                                  "parentUuid": f"u{n - 1}" if n else None, "message": {"role": role, "content": text},
                                  "timestamp": f"2025-10-14T14:0{n}:00.000Z"}))
@@ -47,7 +48,9 @@ def test_a_plain_pattern_matches_the_phrase_not_its_words_scattered(home: Path) 
 
 
 def test_the_phrase_is_case_sensitive_and_a_miss_says_how_to_match_words(home: Path) -> None:
-    done = grep_in(home, "grep", PHRASE.lower())
+    found = json.loads(grep_in(home, "grep", PHRASE, "--include-meta", "--json").stdout)
+    assert len(found["meta_hits"]) == 1
+    done = grep_in(home, "grep", PHRASE.lower(), "--include-meta")
     assert done.returncode == 1
     assert "case-sensitive" in done.stdout and "--mode full_text" in done.stdout
 
