@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import reprlib
 import signal
 import sys
 import threading
@@ -257,8 +258,8 @@ def _id_of(request: Any) -> Any:
 
 
 def _shown(value: Any, limit: int = 80) -> str:
-    """``repr`` of a client's value for an error message, cut to ``limit`` characters."""
-    text = repr(value)
+    """A client's value for an error message: ``reprlib``'s bounded repr (never deep), cut to ``limit``."""
+    text = reprlib.repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
