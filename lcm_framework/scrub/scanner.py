@@ -166,23 +166,32 @@ class Scanner:
         return None
 
     def redact(self, data: bytes, indices: Iterable[int], counts: Counter[str]) -> bytes:
-        """Apply the rules one after another, replacing each secret with the rule's marker."""
+        """Replace every secret each rule finds in ``data`` (as ``hits`` reports them) with the rule's marker.
+
+        Every rule searches the text as given, so one rule's redaction never hides another rule's secret.
+        In rule order, a secret wholly inside one already taken is not counted again; the part of a
+        secret outside those gets the later rule's marker.
+        """
+        markers = _marker_spans(data)
+        taken: list[tuple[int, int, bytes]] = []
         for i in indices:
             rule = self.rules[i]
-            spans = list(self._rule_hits(rule, data, None, _marker_spans(data)))
-            if not spans:
-                continue
-            counts[rule.category] += len(spans)
             marker = rule.marker.encode()
-            pieces: list[bytes] = []
-            last = 0
-            for s, e in spans:
-                pieces.append(data[last:s])
-                pieces.append(marker)
-                last = e
-            pieces.append(data[last:])
-            data = b"".join(pieces)
-        return data
+            for s, e in self._rule_hits(rule, data, None, markers):
+                free = _uncovered(s, e, taken)
+                if free:
+                    counts[rule.category] += 1
+                    taken.extend((fs, fe, marker) for fs, fe in free)
+        if not taken:
+            return data
+        pieces: list[bytes] = []
+        last = 0
+        for s, e, marker in sorted(taken):
+            pieces.append(data[last:s])
+            pieces.append(marker)
+            last = e
+        pieces.append(data[last:])
+        return b"".join(pieces)
 
     def _rule_hits(
         self, rule: CompiledRule, data: bytes, path: str | None, markers: list[tuple[int, int]]
@@ -288,6 +297,14 @@ def _marker_spans(data: bytes) -> list[tuple[int, int]]:
     if MARKER_PREFIX not in data:
         return []
     return [m.span() for m in _MARKER.finditer(data)]
+
+
+def _uncovered(start: int, end: int, taken: Sequence[tuple[int, int, bytes]]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside every span of ``taken`` (which never overlap each other)."""
+    free = [(start, end)]
+    for s, e, _marker in taken:
+        free = [piece for fs, fe in free for piece in ((fs, min(fe, s)), (max(fs, e), fe)) if piece[0] < piece[1]]
+    return free
 
 
 def _inside(span: tuple[int, int], markers: list[tuple[int, int]]) -> bool:

@@ -33,8 +33,9 @@ from ..transcripts.reader import Reason
 from .rules import CompiledRule
 from .scanner import Hit, Scanner
 
-PIPELINE_VERSION = "2"
-"""2: keywords inside structural keys with non-string values select no rule."""
+PIPELINE_VERSION = "3"
+"""2: keywords inside structural keys with non-string values select no rule. 3: every rule searches the
+text as given, so one rule's redaction never hides another rule's secret."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,3 +43,26 @@ def test_an_accepted_match_is_not_searched_again_inside() -> None:
     text = f"token={TOKEN}token=abcdefghij"
     findings = _scrubber(RULE).findings(text)
     assert [text[f.start:f.end] for f in findings] == [f"{TOKEN}token=abcdefghij"]
+
+
+def test_one_rules_redaction_never_hides_another_rules_secret() -> None:
+    """Each rule searches the text as given: the second rule's match spans the first rule's secret, whose
+    marker (with its ``[``) would break that match if the rules ran on each other's output."""
+    first = Rule(id="first-key", regex=r"twitter=([A-Za-z0-9]{12})", keywords=("twitter",))
+    second = Rule(id="second-token", regex=r"twitter[\w=]{0,30}:([A-Za-z0-9]{20})", keywords=("twitter",))
+    scrubber = scrubber_from_packs([RulePack("cross-rule-test", (first, second))])
+    text = f"twitter=Ab3dE5gH7jK9:{TOKEN}"
+    assert sorted(f.rule_id for f in scrubber.findings(text)) == ["first-key", "second-token"]
+    scrubbed, counts = scrubber.scrub_text(text)
+    assert scrubbed == "twitter=[REDACTED:first-key]:[REDACTED:second-token]"
+    assert counts == {"first-key": 1, "second-token": 1}
+    stored = str(scrubber.scrub_record({"type": "user", "message": {"content": text}}).value)
+    assert TOKEN not in stored and "Ab3dE5gH7jK9" not in stored
+
+
+def test_a_secret_inside_one_already_redacted_is_counted_once() -> None:
+    """Two rules flagging the same secret: the first rule's marker, one redaction."""
+    general = Rule(id="general", regex=r"token=([A-Za-z0-9]{20})", keywords=("token",))
+    scrubber = scrubber_from_packs([RulePack("same-secret-test", (RULE, general))])
+    scrubbed, counts = scrubber.scrub_text(f"token={TOKEN}")
+    assert scrubbed == "token=[REDACTED:assigned-secret]" and counts == {"assigned-secret": 1}
