@@ -123,6 +123,9 @@ class CommandSpec:
     run: Callable[[argparse.Namespace, App], int]
     description: str = ""
     aliases: Sequence[str] = field(default_factory=tuple)
+    repairs_config: bool = False
+    """Runs even when a configuration file holds an invalid value (that key keeps its default and a warning
+    names it), because the command is how the user repairs it (``lcm config``)."""
 
 
 @dataclass(frozen=True, slots=True)

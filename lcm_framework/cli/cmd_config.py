@@ -6,7 +6,7 @@ import argparse
 
 from ..app import App
 from ..config.files import set_key
-from ..config.resolve import display_value, load_config
+from ..config.resolve import Config, display_value, load_config, read_toml
 from ..extensions import CommandSpec
 from ..output import add_json
 from ..storage.selection import installed_backend
@@ -47,11 +47,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, app: App) -> int:
     config = app.config
     settings = config.settings
-    if args.action != "list":
+    if args.action not in ("list", "unset") or (args.action == "unset" and not _listed(config, args)):
         settings.lookup(args.key)  # an unknown key: ConfigError naming the closest key and the plugins
     if args.action == "get":
         if not args.effective:
-            config = load_config(project=config.project_root, env=config.env, files_only=True, plugins=app.plugins)
+            config = load_config(project=config.project_root, env=config.env, files_only=True, plugins=app.plugins,
+                                 repairing=True)
         shown = config.display(args.key)
         if args.json:
             print_json({"key": args.key, "value": shown, "source": config.source(args.key)})
@@ -79,6 +80,14 @@ def run(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def _listed(config: Config, args: argparse.Namespace) -> bool:
+    """Whether the file ``unset`` edits names the key, known or not (removing an unknown key repairs it)."""
+    path = config.project_file if args.scope == "project" else config.global_file
+    section, _, name = args.key.partition(".")
+    body = read_toml(path).get(section) if path.is_file() else None
+    return isinstance(body, dict) and name in body
+
+
 COMMAND = CommandSpec(
     name="config",
     help="read and write configuration",
@@ -89,4 +98,5 @@ COMMAND = CommandSpec(
     ),
     configure=configure,
     run=run,
+    repairs_config=True,
 )

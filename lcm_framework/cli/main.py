@@ -141,7 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app: App | None = None
     try:
-        config = load_config(project=args.project, overrides=parse_overrides(args.overrides), plugins=plugins)
+        config = load_config(project=args.project, overrides=parse_overrides(args.overrides), plugins=plugins,
+                             repairing=spec.repairs_config)
+        for problem in config.problems:
+            print(f"lcm: warning: {terminal_safe(problem)} (left at its default until repaired)", file=sys.stderr)
         app = App(config, plugins)
         with safe_stdout():  # stored text is untrusted: no command prints a control character raw
             return int(spec.run(args, app) or 0)

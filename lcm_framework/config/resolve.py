@@ -35,6 +35,8 @@ class Config:
     env: Mapping[str, str] = field(default_factory=dict)
     settings: SettingsRegistry = field(default_factory=SettingsRegistry)
     """The keys this run knows: the core's and the loaded plugins'."""
+    problems: tuple[str, ...] = ()
+    """File values left at their default because they were invalid (only when loaded ``repairing``)."""
 
     def get(self, key: str) -> Any:
         try:
@@ -96,6 +98,7 @@ def load_config(
     overrides: Mapping[str, Any] | None = None,
     files_only: bool = False,
     plugins: Plugins | None = None,
+    repairing: bool = False,
 ) -> Config:
     """Resolve every key. ``overrides`` are command-line flags (highest precedence).
 
@@ -103,7 +106,9 @@ def load_config(
     the plugins ``env`` selects are loaded for their declarations (plugin loading
     reads only the environment, never the configuration, so it comes first).
     ``files_only`` stops after the configuration files (what ``lcm config get`` shows
-    without ``--effective``): no ``LCM_*`` variables but ``LCM_HOME``, no flags.
+    without ``--effective``): no ``LCM_*`` variables but ``LCM_HOME``, no flags. ``repairing`` (``lcm config``)
+    keeps the default for a file key that is unknown or invalid and names it in ``Config.problems`` instead of
+    refusing the whole run, so the command that fixes the file can run.
     """
     environ = dict(os.environ if env is None else env)
     if plugins is None:
@@ -115,12 +120,19 @@ def load_config(
     root = (project or find_project_root(cwd or Path.cwd())).resolve()
     values: dict[str, Resolved] = {k: Resolved(s.default, "default") for k, s in settings.items()}
 
+    problems: list[str] = []
     for path, label in ((home / "config.toml", "global"), (project_config_path(root), "project")):
-        for key, raw in read_config_file(path, settings).items():
-            values[key] = Resolved(settings.parse(key, raw, f"{label} file {path}"), f"{label}:{path}")
+        for key, raw in read_config_file(path, settings, problems if repairing else None).items():
+            try:
+                values[key] = Resolved(settings.parse(key, raw, f"{label} file {path}"), f"{label}:{path}")
+            except ConfigError as exc:
+                if not repairing:
+                    raise
+                problems.append(str(exc))
 
     if files_only:
-        return Config(home=home, project_root=root, values=values, env=environ, settings=settings)
+        return Config(home=home, project_root=root, values=values, env=environ, settings=settings,
+                      problems=tuple(problems))
     for key, setting in settings.items():
         for name in setting.env:
             if name in environ:
@@ -130,11 +142,13 @@ def load_config(
     for key, raw in (overrides or {}).items():
         if raw is not None:
             values[key] = Resolved(settings.parse(key, raw, "command line"), "flag")
-    return Config(home=home, project_root=root, values=values, env=environ, settings=settings)
+    return Config(home=home, project_root=root, values=values, env=environ, settings=settings,
+                  problems=tuple(problems))
 
 
-def read_config_file(path: Path, settings: SettingsRegistry) -> dict[str, Any]:
-    """Flatten a TOML file into dotted keys; unknown keys are refused."""
+def read_config_file(path: Path, settings: SettingsRegistry, problems: list[str] | None = None) -> dict[str, Any]:
+    """Flatten a TOML file into dotted keys; unknown keys are refused (or, given ``problems``, listed there
+    and left out)."""
     if not path.is_file():
         return {}
     data = read_toml(path)
@@ -147,7 +161,10 @@ def read_config_file(path: Path, settings: SettingsRegistry) -> dict[str, Any]:
         for name, raw in body.items():
             key = f"{section}.{name}"
             if key not in settings:
-                raise ConfigError(f"{path}: {settings.unknown(key)}")
+                if problems is None:
+                    raise ConfigError(f"{path}: {settings.unknown(key)}")
+                problems.append(f"{path}: {settings.unknown(key)}")
+                continue
             flat[key] = raw
     return flat
 

@@ -193,3 +193,19 @@ def test_a_bad_backend_in_a_file_is_named_and_config_set_repairs_it(tmp_path: Pa
     assert run_lcm("config", "set", "storage.backend", "sqlite", cwd=root).returncode == 0
     repaired = run_lcm("search", "anything", cwd=root)
     assert repaired.returncode in (0, 1) and "storage.backend" not in repaired.stderr, repaired.stderr
+
+
+def test_lcm_config_repairs_a_file_every_other_command_refuses(tmp_path: Path, lcm_env: Path) -> None:
+    lcm_env.mkdir(parents=True, exist_ok=True)
+    (lcm_env / "config.toml").write_text("[compaction]\ncontext_threshold = nan\n[bogus]\nkey = 1\n")
+    refused = run_lcm("stats", cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    listed = run_lcm("config", "get", "compaction.context_threshold", cwd=tmp_path)
+    assert listed.returncode == 0 and "not a finite number" in listed.stderr and "left at its default" in listed.stderr
+    assert run_lcm("config", "set", "compaction.context_threshold", "0.7", cwd=tmp_path).returncode == 0
+    removed = run_lcm("config", "unset", "bogus.key", cwd=tmp_path)  # an unknown key the file names
+    assert removed.returncode == 0, removed.stderr
+    assert run_lcm("config", "unset", "bogus.other", cwd=tmp_path).returncode == 2  # named nowhere: refused
+    repaired = run_lcm("stats", cwd=tmp_path)
+    assert repaired.returncode == 0 and repaired.stderr == "", repaired.stderr
+    assert tomllib.loads((lcm_env / "config.toml").read_text()) == {"compaction": {"context_threshold": 0.7}}
