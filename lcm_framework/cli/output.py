@@ -9,7 +9,7 @@ import io
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import TextIO, cast
+from typing import BinaryIO, TextIO, cast
 
 from ..output import print_json, print_table, terminal_safe
 
@@ -50,6 +50,11 @@ class TerminalSafeStream(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return self.raw.encoding
+
+    @property
+    def buffer(self) -> BinaryIO:
+        """The binary stream underneath, for a binary protocol (JSON-RPC of ``lcm mcp``), never for text."""
+        return cast(BinaryIO, self.raw.buffer)
 
 
 @contextlib.contextmanager

@@ -132,3 +132,22 @@ def test_json_keeps_the_exact_text(env: dict[str, str]) -> None:
     assert ROOT in {p["root"] for p in json_of("stats", "--json")["projects"]}  # type: ignore[index]
     exported = _run(env, "export", "-o", "-").stdout.decode().splitlines()
     assert any(json.loads(line).get("content") == PROMPT for line in exported)
+
+
+def test_the_stream_escapes_text_keeps_json_documents_and_passes_what_the_command_builds() -> None:
+    import io
+
+    from lcm_framework.cli.output import TerminalSafeStream
+
+    raw = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    stream = TerminalSafeStream(raw)
+    document = json.dumps({"text": HOSTILE, "lone": "\ud800"}, ensure_ascii=False)
+    stream.write(document + "\n")
+    stream.write_trusted("\x1b[1m")  # a colour code the command itself builds
+    stream.write("bold\r\n")
+    data = raw.buffer.getvalue()
+    first, rest = data.split(b"\n", 1)
+    _assert_terminal_safe(first, "a JSON document")
+    assert json.loads(first) == {"text": HOSTILE, "lone": "\ud800"}
+    assert rest == b"\x1b[1mbold\\u000d\n"
+    assert stream.buffer is raw.buffer
