@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..safe_paths import ensure_private_dir
+
 TOKEN_FILE = "daemon.token"
 PID_FILE = "daemon.pid"
 LOG_FILE = "daemon.log"
@@ -39,7 +41,7 @@ def ensure_token(home: Path) -> str:
         return existing
     import secrets
 
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(home)
     token = secrets.token_urlsafe(32)
     tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}")
     fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

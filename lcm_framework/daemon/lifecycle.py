@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..safe_paths import ensure_private_dir
 from .client import DaemonClient, DaemonRequestError, DaemonUnavailable
 from .files import log_path, pid_alive, pid_path, read_pid, read_pid_file
 
@@ -51,7 +52,7 @@ def another_daemon(home: Path, port: int) -> str | None:
 
 def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Launch ``lcm daemon start --foreground`` detached (new session, output to the log file)."""
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(home)
     log_file = log_path(home)
     fd = os.open(log_file, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
     try:
@@ -73,7 +74,7 @@ def spawn_throttled(home: Path, port: int, *, every_s: float = 10.0) -> bool:
             return False
     except OSError:
         pass
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(home)
     stamp.touch()
     spawn(home, port)
     return True

@@ -29,7 +29,7 @@ from ..errors import (
     UnsupportedCapabilityError,
 )
 from ..recall.refs import RecallNotFoundError
-from ..safe_paths import atomic_write_private
+from ..safe_paths import atomic_write_private, ensure_private_dir
 from .bodies import BadRequest
 from .files import ensure_token, log_path, pid_path
 from .lifecycle import another_daemon
@@ -161,7 +161,7 @@ def serve(config: Config, plugins: Plugins, overrides: Mapping[str, Any] | None 
     from .protocol import header_deadline_protocol
 
     home = config.home
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(home)
     token = ensure_token(home)
     from logging.handlers import RotatingFileHandler
 

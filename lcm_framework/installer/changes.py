@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,12 +52,17 @@ def read_text(path: Path) -> str | None:
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:
-    """Write ``text`` to ``path`` through a temporary file and an atomic rename, with ``mode``."""
-    tmp = path.with_name(f".{path.name}.lcm-tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, mode)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename, with ``mode``. The temporary
+    file gets an unpredictable name and is created exclusively (``mkstemp``): a link planted beside the agent's
+    file is never followed."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".lcm-tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -101,3 +101,28 @@ def test_an_output_that_cannot_be_written_is_a_typed_error(tmp_path: Path) -> No
     (tmp_path / "a-file").write_text("x")
     with pytest.raises(LcmError, match="cannot write"):
         write_output(tmp_path / "a-file" / "out.jsonl", b"data")
+
+
+def test_the_daemon_token_creates_missing_parents_of_its_home_0700(tmp_path: Path) -> None:
+    from lcm_framework.daemon.files import ensure_token
+
+    home = tmp_path / "a" / "b" / ".lcm"
+    ensure_token(home)
+    for directory in (tmp_path / "a", tmp_path / "a" / "b", home):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o700, directory
+
+
+def test_an_agent_config_write_never_follows_a_link_planted_beside_it(tmp_path: Path) -> None:
+    from lcm_framework.installer.changes import write_atomic
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    config = tmp_path / "agent" / "settings.json"
+    config.parent.mkdir()
+    config.write_text("{}")
+    for name in (f".{config.name}.lcm-tmp-{os.getpid()}", f".{config.name}.lcm-tmp"):  # names a writer might use
+        (config.parent / name).symlink_to(outside)
+    write_atomic(config, '{"hooks": {}}\n', 0o644)
+    assert outside.read_text() == "keep me"
+    assert config.read_text() == '{"hooks": {}}\n' and not config.is_symlink()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o644
