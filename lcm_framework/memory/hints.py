@@ -1,5 +1,8 @@
 """Prompt-time recall: the few memories and summary snippets most relevant to a prompt, under a token cap.
 
+SessionStart restore ranks the same way, against the user turns that ended the project's newest
+conversation (``recent_topic``), then fills its ``memory.restore_count`` places by confidence.
+
 Relevance is ``lcm search``'s (``recall.search.relevant``): the prompt (its first ``MAX_QUERY_CHARS``) is
 searched in the ``RANKED`` mode (any phrase, stemmed, stop words ignored) and a hit's score is divided by the
 best score the query can reach (``best_score``), so a memory sharing one of three content words with the
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..recall.search import best_score, relevant
-from ..storage.models import ContextItemKind, SearchTarget
+from ..storage.models import ContextItemKind, Role, SearchTarget
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
 from .text import content_words
 
@@ -32,6 +35,7 @@ SUMMARY_HITS = 8
 SNIPPET_CHARS = 360
 MAX_ITEMS = 6
 MAX_QUERY_CHARS = 500
+TOPIC_MESSAGES = 20
 FEEDBACK_HINT = ("If one of these helped, call lcm_feedback with its id (useful true or false); "
                  "lcm_expand a sum_ id for the full original messages.")
 _IDENTIFIER = re.compile(r"[\d_/.]")
@@ -135,9 +139,30 @@ def render(hints: Sequence[Hint], heading: str) -> str:
 
 
 def session_memories(project: MemoryScope, user: MemoryScope | None, count: int) -> list[Hint]:
-    """The highest-confidence memories of both scopes for a session's start (``count`` in all)."""
-    found = top_memories(project, count) + (top_memories(user, count) if user is not None else [])
-    return sorted(found, key=lambda h: (-h.score, h.id))[:count]
+    """The memories of both scopes for a session's start (``count`` in all): those relevant to what the
+    project's newest conversation was about (``recent_topic``, ranked as prompt-time recall ranks), most
+    relevant first, then the highest-confidence others."""
+    scopes = [s for s in (project, user) if s is not None]
+    topic = recent_topic(project.storage) if not project.user_wide else ""
+    relevant = [h for s in scopes for h in memory_hints(s, topic)] if topic else []
+    chosen = sorted(relevant, key=lambda h: (-h.score, -(h.confidence or 0.0), h.id))[:count]
+    taken = {h.id for h in chosen}
+    others = sorted((h for s in scopes for h in top_memories(s, count) if h.id not in taken),
+                    key=lambda h: (-h.score, h.id))
+    return [*chosen, *others][:count]
+
+
+def recent_topic(storage: ProjectStorage) -> str:
+    """The user turns among the last ``TOPIC_MESSAGES`` messages of the project's newest conversation, joined
+    (at most ``MAX_QUERY_CHARS``): what a session starting now most likely continues."""
+    conversations = storage.conversations.list_conversations()
+    if not conversations:
+        return ""
+    newest = conversations[-1].conversation_id
+    after = storage.conversations.message_count(newest) - TOPIC_MESSAGES - 1
+    recent = storage.conversations.list_messages(newest, after_seq=after if after >= 0 else None)
+    said = [m.content for m in recent[-TOPIC_MESSAGES:] if m.role is Role.USER]
+    return " ".join(said)[-MAX_QUERY_CHARS:]
 
 
 def query_words(prompt: str) -> frozenset[str]:

@@ -49,7 +49,7 @@ LIST_CHARS = 12_000
 CANDIDATES = 4
 """Message hits asked of the backend per result wanted (merging drops some)."""
 MIN_CANDIDATES = 40
-MAX_PHRASES = 8
+MAX_PHRASES = 6
 KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
 
 

@@ -43,3 +43,20 @@ def test_a_deploy_question_in_plain_words_surfaces_the_deploy_memory(scope: Memo
     assert _surfaced(scope, "how do we deploy this service to production?") == [deploy]
     assert _surfaced(scope, "run the blue-green deploy script") == [deploy]
     assert _surfaced(scope, "what is the capital of Peru") == []
+
+
+def test_session_start_restores_the_memories_relevant_to_the_newest_conversation_first(scope: MemoryScope) -> None:
+    from lcm_framework.storage.models import NewMessage, Role
+
+    sure = store.memory_ref(store.remember(scope.storage, "Use pnpm, never npm, in this repository",
+                                           scrubber=scope.scrubber(), confidence=0.95).memory.memory_id)
+    deploy = store.memory_ref(store.remember(scope.storage, DEPLOY, scrubber=scope.scrubber(),
+                                             confidence=0.3).memory.memory_id)
+    assert [h.id for h in hints.session_memories(scope, None, 1)] == [sure]  # nothing to go on: confidence
+    conversation = scope.storage.conversations.get_or_create_conversation("yesterday")
+    scope.storage.conversations.append_messages(conversation.conversation_id, [
+        NewMessage(Role.USER, "the production deploy of the billing service failed halfway", 10),
+        NewMessage(Role.ASSISTANT, "I will look at the rollout logs", 8)])
+    # the old restore took the most confident memories whatever the work was about
+    assert [h.id for h in hints.session_memories(scope, None, 1)] == [deploy]
+    assert [h.id for h in hints.session_memories(scope, None, 2)] == [deploy, sure]
