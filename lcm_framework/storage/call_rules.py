@@ -8,9 +8,11 @@ Each rule takes the ``Validator`` of its domain and exactly the arguments of the
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .inbox import InboxClaim, InboxEvent, InboxRow, PassiveEffect
 from .models import Lease, Memory, NewMemory, SearchMode, SearchQuery, SearchTarget, SessionIngestRecord
 from .validation import (
     Validator,
@@ -28,6 +30,9 @@ from .validation import (
 Rule = Callable[..., Any]
 
 MAX_LEASE_SECONDS = 10**9
+MAX_INBOX_BATCH = 10_000
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def memory_confidence(v: Validator, value: float) -> None:
@@ -88,6 +93,89 @@ def lease_request(v: Validator, name: str, holder: str, ttl_seconds: float) -> N
 def _renewal(v: Validator, lease: Lease, ttl_seconds: float) -> None:
     held_lease(v, lease)
     lease_request(v, lease.name, lease.holder, ttl_seconds)
+
+
+def event_uuid(v: Validator, event_uuid: str) -> None:
+    """A transport UUID in canonical lower-case form."""
+    if not isinstance(event_uuid, str) or not _UUID.fullmatch(event_uuid):
+        raise v.invalid("an event uuid must be a lower-case UUID", "invalid_uuid")
+
+
+def _event_uuids(v: Validator, event_uuids: Sequence[str]) -> None:
+    for value in event_uuids:
+        event_uuid(v, value)
+
+
+def inbox_events(v: Validator, lease: Lease, events: Sequence[InboxEvent]) -> None:
+    """One machine's events in rising sequence order, each chained to the one before it."""
+    held_lease(v, lease)
+    if len(events) > MAX_INBOX_BATCH:
+        raise v.invalid(f"at most {MAX_INBOX_BATCH} events per delivery", "batch_too_large")
+    for position, item in enumerate(events):
+        event_uuid(v, item.event_uuid)
+        v.text("machine_id", item.machine_id)
+        v.text("event", item.event)
+        v.text("payload", item.payload)
+        v.count("version", item.version)
+        v.count("seq", item.seq)
+        v.optional_count("prev_seq", item.prev_seq)
+        if not item.machine_id or not item.event or item.version < 1 or item.seq < 1:
+            raise v.invalid("an event needs a machine, a name, a version and a sequence from 1", "invalid_event")
+        if item.prev_seq is not None and item.prev_seq >= item.seq:
+            raise v.invalid("an event's previous sequence must be lower than its own", "invalid_sequence")
+        if not isinstance(item.digest, str) or not _DIGEST.fullmatch(item.digest):
+            raise v.invalid("an event digest must be a lower-case SHA-256", "invalid_digest")
+        if item.created_at.tzinfo is None:
+            raise v.invalid("an event's created_at must be timezone-aware", "naive_datetime")
+        if position and (item.machine_id != events[0].machine_id or item.prev_seq != events[position - 1].seq):
+            raise v.invalid("one delivery holds one machine's events, each chained to the one before",
+                            "invalid_sequence")
+
+
+def _claim(v: Validator, lease: Lease, claim: InboxClaim) -> None:
+    held_lease(v, lease)
+    event_uuid(v, claim.event_uuid)
+    v.text("token", claim.token)
+
+
+def _complete(v: Validator, lease: Lease, claim: InboxClaim, effect: PassiveEffect) -> None:
+    _claim(v, lease, claim)
+    for name in ("session_id", "tool_name", "status", "detail"):
+        value = getattr(effect, name)
+        if value is not None and not isinstance(value, str):
+            raise v.invalid(f"effect {name} must be text", "invalid_type")
+        v.text(name, value)
+    if isinstance(effect.files, str) or not all(isinstance(f, str) and f for f in effect.files):
+        raise v.invalid("effect files must be a list of non-empty paths", "invalid_type")
+    v.texts("file", effect.files)
+
+
+def _fail(v: Validator, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
+          retry_after_s: float) -> None:
+    _claim(v, lease, claim)
+    v.text("error", error)
+    if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, int | float) \
+            or not math.isfinite(retry_after_s) or not 0 <= retry_after_s <= MAX_LEASE_SECONDS:
+        raise v.invalid("retry_after_s must be a non-negative number", "invalid_delay")
+
+
+def _claim_request(v: Validator, lease: Lease, *, limit: int, ttl_seconds: float) -> None:
+    held_lease(v, lease)
+    v.count("limit", limit)
+    lease_request(v, lease.name, lease.holder, ttl_seconds)
+
+
+def _prune(v: Validator, lease: Lease, rows: Sequence[InboxRow]) -> None:
+    held_lease(v, lease)
+    for row in rows:
+        event_uuid(v, row.event_uuid)
+        v.text("machine_id", row.machine_id)
+        v.count("seq", row.seq)
+        v.text("digest", row.digest)
+
+
+def _drain_lease(v: Validator, machine_id: str, holder: str, ttl_seconds: float) -> None:
+    lease_request(v, machine_id, holder, ttl_seconds)
 
 
 def _messages_of(v: Validator, conversation_id: int, message_ids: Sequence[int]) -> None:
@@ -236,5 +324,20 @@ RULES: dict[str, dict[str, Rule | None]] = {
         "list_by_source": lambda v, source_locator: v.text("source_locator", source_locator),
         "list_by_message": lambda v, message_id: v.count("message_id", message_id),
         "get_checkpoint": lambda v, source_key: v.text("source_key", source_key),
+    },
+    "passive_inbox": {
+        "acquire_drain_lease": _drain_lease,
+        "renew_drain_lease": _renewal,
+        "release_drain_lease": held_lease,
+        "deliver": inbox_events,
+        "get": _event_uuids,
+        "claim": _claim_request,
+        "complete": _complete,
+        "fail": _fail,
+        "prune": _prune,
+        "quarantined": None,
+        "replay": event_uuid,
+        "backlog": None,
+        "co_edits": lambda v, path: v.text("path", path),
     },
 }

@@ -20,6 +20,7 @@ from .contracts import (
     LargeFileRepository,
     LexicalSearchRepository,
     NativeTranscriptRepository,
+    PassiveInboxRepository,
     ProjectStorage,
     PromotedMemoryRepository,
     RecallRepository,
@@ -62,7 +63,7 @@ def _guarded(rule: Rule, check: Validator, target: Callable[..., Any]) -> Callab
 
 
 class CheckedRepositories:
-    """The ten repositories of ``inner``, each behind its domain's rules (errors tagged with ``backend``/project)."""
+    """The eleven repositories of ``inner``, each behind its domain's rules (errors tagged with ``backend``/project)."""
 
     conversations: ConversationRepository
     summaries: SummaryRepository
@@ -74,6 +75,7 @@ class CheckedRepositories:
     redaction_admin: RedactionAdminRepository
     coordination: CoordinationRepository
     native_transcripts: NativeTranscriptRepository
+    passive_inbox: PassiveInboxRepository
 
     def __init__(self, inner: Repositories, backend: str, project_id: str) -> None:
         for domain, rules in RULES.items():

@@ -26,6 +26,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Protocol, TypeVar, runtime_checkable
 
+from .inbox import InboxBacklog, InboxClaim, InboxEvent, InboxRow, PassiveEffect, PruneOutcome
 from .models import (
     Checkpoint,
     ContextItem,
@@ -82,6 +83,8 @@ class Capabilities:
     full_text_search: bool
     full_text_tier: FullTextTier
     coordination: CoordinationScope
+    passive_inbox: bool = False
+    """Whether ``Repositories.passive_inbox`` works (a shared backend several machines deliver to)."""
 
 
 class ConversationRepository(Protocol):
@@ -328,6 +331,70 @@ class NativeTranscriptRepository(Protocol):
     def get_checkpoint(self, source_key: str) -> Checkpoint | None: ...
 
 
+class PassiveInboxRepository(Protocol):
+    """The shared inbox of passive events machines deliver (``storage.inbox``); a backend without
+    ``Capabilities.passive_inbox`` raises UnsupportedCapabilityError from every method.
+
+    Rows are the project's; the drain lease and the per-machine order span every project (a machine's
+    sequence is installation-wide). Every write names the caller's drain ``lease`` and fails with
+    ConflictError (``fence_mismatch``) unless it is the live grant, checked in the write's transaction.
+    """
+
+    def acquire_drain_lease(self, machine_id: str, holder: str, ttl_seconds: float) -> Lease | None:
+        """The drain lease of ``machine_id`` (``coordination.acquire_lease`` rules, timed by the backend's
+        clock); ``None`` while another holder's grant is live."""
+        ...
+    def renew_drain_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
+        """ConflictError (``lease_lost``) when the lease expired or was granted to another holder."""
+        ...
+    def release_drain_lease(self, lease: Lease) -> None: ...
+    def deliver(self, lease: Lease, events: Sequence[InboxEvent]) -> list[InboxRow]:
+        """Store ``events`` (one machine's, in sequence order) and return their rows, in one transaction.
+
+        An event already stored comes back as stored (the caller compares it: ``InboxRow.same_event``); a
+        new one is accepted only when its ``prev_seq`` is the machine's last delivered sequence, else
+        ConflictError ``sequence_gap`` and nothing of the call is stored. The same uuid with other data, or
+        another uuid at a stored (machine, seq), is ConflictError ``event_mismatch``.
+        """
+        ...
+    def get(self, event_uuids: Sequence[str]) -> list[InboxRow]:
+        """Rows by uuid, in the order asked, missing ones omitted (readback after an uncertain commit)."""
+        ...
+    def claim(self, lease: Lease, *, limit: int, ttl_seconds: float) -> list[InboxClaim]:
+        """Claim up to ``limit`` due rows for ``ttl_seconds``: per machine, only the run of its lowest
+        open sequences, while each is due (pending, retry due, or an expired claim) and this project's.
+        Rows another caller holds are skipped without waiting, and a machine's run stops there."""
+        ...
+    def complete(self, lease: Lease, claim: InboxClaim, effect: PassiveEffect) -> None:
+        """Record ``effect`` in the project's log and mark the row applied, keeping the claim's token.
+
+        ConflictError ``claim_lost`` unless the row is still claimed with ``claim.token``, ``order`` while
+        an earlier sequence of its machine is open. Call it in the transaction that writes the rest of the
+        effect, so all of it commits once or not at all.
+        """
+        ...
+    def fail(self, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
+             retry_after_s: float) -> InboxRow:
+        """Count a failed application: retry after ``retry_after_s`` (backend clock), or quarantine the row
+        with ``error`` as its reason. ConflictError ``claim_lost`` as for ``complete``."""
+        ...
+    def prune(self, lease: Lease, rows: Sequence[InboxRow]) -> list[PruneOutcome]:
+        """Delete each row exactly as given (uuid, machine, seq, digest) when it is applied; one outcome each."""
+        ...
+    def quarantined(self) -> list[InboxRow]:
+        """The project's quarantined rows, by machine then sequence."""
+        ...
+    def replay(self, event_uuid: str) -> InboxRow:
+        """Put a quarantined row back to pending, unchanged otherwise (attempts reset); NotFoundError when
+        no such row, ConflictError ``not_quarantined`` when it is not quarantined."""
+        ...
+    def backlog(self) -> InboxBacklog: ...
+    def co_edits(self, path: str) -> dict[str, int]:
+        """For each other file edited in a session that edited ``path`` (per the log), how many such
+        sessions there are."""
+        ...
+
+
 @runtime_checkable
 class Repositories(Protocol):
     """The repositories of one project, bound either to autocommit or to one transaction."""
@@ -342,6 +409,7 @@ class Repositories(Protocol):
     redaction_admin: RedactionAdminRepository
     coordination: CoordinationRepository
     native_transcripts: NativeTranscriptRepository
+    passive_inbox: PassiveInboxRepository
 
 
 class ProjectStorage(Repositories, Protocol):

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 _INTEGRITY_TABLES = ("conversations", "messages", "message_parts", "native_transcripts", "summaries",
                      "summary_messages", "summary_parents", "context_items", "large_files", "memories",
                      "recall_stats", "recall_surfacings", "redaction_counts", "session_ingests",
-                     "ingest_checkpoints", "leases", "subagent_links")
+                     "ingest_checkpoints", "leases", "subagent_links", "passive_event_inbox",
+                     "passive_event_log")
 CAPABILITIES = Capabilities(
     backend=BACKEND,
     transactions=True,
@@ -45,6 +46,7 @@ CAPABILITIES = Capabilities(
     full_text_search=True,
     full_text_tier=FullTextTier.POSTGRES,
     coordination=CoordinationScope.DISTRIBUTED,
+    passive_inbox=True,
 )
 
 

@@ -43,6 +43,9 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "native_transcripts": ("SELECT", "INSERT"),
     "ingest_checkpoints": ("SELECT", "INSERT", "UPDATE"),
     "subagent_links": ("SELECT", "INSERT", "UPDATE"),
+    "passive_event_streams": ("SELECT", "INSERT", "UPDATE"),
+    "passive_event_inbox": ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    "passive_event_log": ("SELECT", "INSERT"),
 }
 
 

@@ -19,6 +19,7 @@ from lcm_framework.plugin_api.storage import (
     MaintenanceReport,
     NativeTranscriptRepository,
     NewMessage,
+    PassiveInboxRepository,
     ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
@@ -34,6 +35,7 @@ from .repos.context import PgContext
 from .repos.conversations import PgConversations
 from .repos.coordination import PgCoordination
 from .repos.files import PgLargeFiles
+from .repos.inbox import PgPassiveInbox
 from .repos.memory import PgMemory, PgRecall
 from .repos.native import PgNativeTranscripts
 from .repos.search import PgSearch
@@ -52,7 +54,7 @@ def closed(domain: str, project: str | None) -> StorageClosedError:
 
 
 class PgRepositories:
-    """The ten repositories of one project bound to one executor."""
+    """The repositories of one project bound to one executor."""
 
     def __init__(self, executor: Executor, project_id: str) -> None:
         self.conversations: ConversationRepository = PgConversations(executor, project_id)
@@ -65,6 +67,7 @@ class PgRepositories:
         self.redaction_admin: RedactionAdminRepository = PgRedactionAdmin(executor, project_id)
         self.coordination: CoordinationRepository = PgCoordination(executor, project_id)
         self.native_transcripts: NativeTranscriptRepository = PgNativeTranscripts(executor, project_id)
+        self.passive_inbox: PassiveInboxRepository = PgPassiveInbox(executor, project_id)
 
 
 class ScopedPoolExecutor(PoolExecutor):

@@ -18,6 +18,7 @@ from lcm_framework.plugin_api.storage import (
     MaintenanceReport,
     NativeTranscriptRepository,
     NewMessage,
+    PassiveInboxRepository,
     ProjectStats,
     PromotedMemoryRepository,
     RecallRepository,
@@ -25,6 +26,7 @@ from lcm_framework.plugin_api.storage import (
     Repositories,
     StorageUsage,
     SummaryRepository,
+    unsupported_passive_inbox,
 )
 
 from . import maintenance
@@ -45,7 +47,7 @@ T = TypeVar("T")
 
 
 class SqliteRepositories:
-    """The ten repositories bound to one scope (autocommit, or one transaction)."""
+    """The repositories bound to one scope (autocommit, or one transaction)."""
 
     def __init__(self, scope: Scope) -> None:
         self.conversations: ConversationRepository = SqliteConversations(scope)
@@ -58,6 +60,7 @@ class SqliteRepositories:
         self.redaction_admin: RedactionAdminRepository = SqliteRedactionAdmin(scope)
         self.coordination: CoordinationRepository = SqliteCoordination(scope)
         self.native_transcripts: NativeTranscriptRepository = SqliteNativeTranscripts(scope)
+        self.passive_inbox: PassiveInboxRepository = unsupported_passive_inbox(BACKEND, scope.db.project_id)
 
 
 class SqliteProjectStorage(SqliteRepositories):

@@ -24,4 +24,7 @@ GRANT SELECT, INSERT, UPDATE ON "lcm".leases TO "lcm_runtime";
 GRANT SELECT, INSERT ON "lcm".native_transcripts TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".ingest_checkpoints TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".subagent_links TO "lcm_runtime";
+GRANT SELECT, INSERT, UPDATE ON "lcm".passive_event_streams TO "lcm_runtime";
+GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".passive_event_inbox TO "lcm_runtime";
+GRANT SELECT, INSERT ON "lcm".passive_event_log TO "lcm_runtime";
 COMMIT;

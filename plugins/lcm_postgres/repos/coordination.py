@@ -42,46 +42,66 @@ class PgCoordination(Repository):
         return Lease(row[0], row[1], self._int(row[2]), utc_required(row[3]))
 
     def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
-        ttl = float(ttl_seconds)
         with self._cursor() as cur:
-            cur.execute(
-                "INSERT INTO leases AS l (project_id, name, holder, fence, expires_at) "
-                "VALUES (%s, %s, %s, 1, clock_timestamp() + make_interval(secs => %s)) "
-                "ON CONFLICT (project_id, name) DO UPDATE SET holder = excluded.holder, "
-                "expires_at = excluded.expires_at, "
-                "fence = CASE WHEN l.holder = excluded.holder AND l.expires_at > clock_timestamp() "
-                "THEN l.fence ELSE l.fence + 1 END "
-                "WHERE l.expires_at <= clock_timestamp() OR l.holder = excluded.holder "
-                "RETURNING name, holder, fence, expires_at",
-                (self._project, name, holder, ttl),
-            )
-            row = cur.fetchone()
+            row = grant_lease(cur, self._project, name, holder, ttl_seconds)
         return self._lease(row) if row else None
 
     def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
-        ttl = float(ttl_seconds)
         with self._cursor() as cur:
-            cur.execute(
-                "UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => %s) "
-                "WHERE project_id = %s AND name = %s AND holder = %s AND fence = %s "
-                "AND expires_at > clock_timestamp() RETURNING name, holder, fence, expires_at",
-                (ttl, self._project, lease.name, lease.holder, lease.fence),
-            )
-            row = cur.fetchone()
+            row = extend_lease(cur, self._project, lease, ttl_seconds)
         if row is None:
             raise self._conflict("the lease was lost (expired or granted to another holder)", "lease_lost")
         return self._lease(row)
 
     def release_lease(self, lease: Lease) -> None:
         with self._cursor() as cur:
-            cur.execute("UPDATE leases SET expires_at = clock_timestamp() WHERE project_id = %s AND name = %s "
-                        "AND holder = %s AND fence = %s AND expires_at > clock_timestamp()",
-                        (self._project, lease.name, lease.holder, lease.fence))
+            free_lease(cur, self._project, lease)
 
     def check_fence(self, lease: Lease) -> None:
         with self._cursor() as cur:
-            cur.execute("SELECT 1 FROM leases WHERE project_id = %s AND name = %s AND holder = %s AND fence = %s "
-                        "AND expires_at > clock_timestamp() FOR SHARE",
-                        (self._project, lease.name, lease.holder, lease.fence))
-            if cur.fetchone() is None:
+            if not live_lease(cur, self._project, lease):
                 raise self._conflict("the lease is no longer the live grant", "fence_mismatch")
+
+
+# The lease statements, shared with the passive inbox's drain lease (``scope`` is the row's project_id).
+
+def grant_lease(cur: Any, scope: str, name: str, holder: str, ttl_seconds: float) -> Sequence[Any] | None:
+    """Grant (or re-grant to the same live holder, same fence) unless another holder's grant is live."""
+    cur.execute(
+        "INSERT INTO leases AS l (project_id, name, holder, fence, expires_at) "
+        "VALUES (%s, %s, %s, 1, clock_timestamp() + make_interval(secs => %s)) "
+        "ON CONFLICT (project_id, name) DO UPDATE SET holder = excluded.holder, "
+        "expires_at = excluded.expires_at, "
+        "fence = CASE WHEN l.holder = excluded.holder AND l.expires_at > clock_timestamp() "
+        "THEN l.fence ELSE l.fence + 1 END "
+        "WHERE l.expires_at <= clock_timestamp() OR l.holder = excluded.holder "
+        "RETURNING name, holder, fence, expires_at",
+        (scope, name, holder, float(ttl_seconds)),
+    )
+    row: Sequence[Any] | None = cur.fetchone()
+    return row
+
+
+def extend_lease(cur: Any, scope: str, lease: Lease, ttl_seconds: float) -> Sequence[Any] | None:
+    cur.execute(
+        "UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => %s) "
+        "WHERE project_id = %s AND name = %s AND holder = %s AND fence = %s "
+        "AND expires_at > clock_timestamp() RETURNING name, holder, fence, expires_at",
+        (float(ttl_seconds), scope, lease.name, lease.holder, lease.fence),
+    )
+    row: Sequence[Any] | None = cur.fetchone()
+    return row
+
+
+def free_lease(cur: Any, scope: str, lease: Lease) -> None:
+    cur.execute("UPDATE leases SET expires_at = clock_timestamp() WHERE project_id = %s AND name = %s "
+                "AND holder = %s AND fence = %s AND expires_at > clock_timestamp()",
+                (scope, lease.name, lease.holder, lease.fence))
+
+
+def live_lease(cur: Any, scope: str, lease: Lease) -> bool:
+    """Whether ``lease`` is the live grant; the row stays share-locked until the transaction ends."""
+    cur.execute("SELECT 1 FROM leases WHERE project_id = %s AND name = %s AND holder = %s AND fence = %s "
+                "AND expires_at > clock_timestamp() FOR SHARE",
+                (scope, lease.name, lease.holder, lease.fence))
+    return cur.fetchone() is not None
