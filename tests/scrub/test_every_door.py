@@ -113,7 +113,7 @@ def make_app(root: Path, backend: dict[str, str]) -> App:
 
 
 @given(texts=st.lists(planted(), min_size=4, max_size=4))
-@settings(max_examples=8, derandomize=True, deadline=None,
+@settings(max_examples=6, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_memory_doors_and_prompt_recall_store_no_planted_secret(tmp_path: Path, backend: dict[str, str],
                                                                texts: list[tuple[str, str]]) -> None:
@@ -151,7 +151,7 @@ class LeakySummarizer:
 
 
 @given(leak=planted())
-@settings(max_examples=4, derandomize=True, deadline=None,
+@settings(max_examples=3, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_summaries_and_large_file_references_a_model_writes_are_scrubbed(
         tmp_path: Path, backend: dict[str, str], leak: tuple[str, str]) -> None:
