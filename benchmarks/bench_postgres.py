@@ -7,8 +7,9 @@
    of the same words. The vocabulary has only 480 words, so one query word matches about 5% of all
    messages (50,000 at 1M): a worst case for ranking, which scores every match.
 3. Four concurrent writer processes (own conversation each) vs one process writing the same total.
-4. ``lcm import`` end to end (read, parse, scrub, store) of the same copies of the real sessions into
-   SQLite and into PostgreSQL: MB/s and messages/s, and the PG/SQLite ratio.
+4. ``lcm import`` end to end (read, parse, scrub, store) of the same rewritten copies of the real
+   sessions (``corpus.py``: fresh ids, perturbed text, no text repeated) into SQLite and into
+   PostgreSQL: MB/s and messages/s, and the PG/SQLite ratio.
 5. TOAST compression of the imported large columns, pglz (the default) vs lz4, on the same values:
    stored size against the plain size, and the time to write (``INSERT ... SELECT``) and read them
    back (``sum(length(...))``, which decompresses every value), best of three.
@@ -134,13 +135,13 @@ def concurrent_writers(home: Path, schema: str, per_process: int) -> None:
 def import_throughput(home: Path, schema: str, size: int) -> None:
     import io
 
-    from benchmarks.bench_import import make_corpus
+    from benchmarks.corpus import perturbed_copies
     from lcm_framework.app import App
     from lcm_framework.ingest import import_sources
     from lcm_framework.plugins import build_plugins
 
     corpus = home / "corpus"
-    nbytes = make_corpus(corpus, size)
+    nbytes = perturbed_copies(corpus, size)
     project = home / "import-project"
     project.mkdir()
     rates: dict[str, tuple[float, float]] = {}
@@ -153,7 +154,7 @@ def import_throughput(home: Path, schema: str, size: int) -> None:
         finally:
             app.close()
         rates[backend] = (nbytes / seconds / 1e6, report.messages / seconds)
-    print(f"import of {nbytes / 1e6:.1f} MB of real-session copies (read, parse, scrub, store):")
+    print(f"import of {nbytes / 1e6:.1f} MB of rewritten real-session copies (read, parse, scrub, store):")
     for backend, (mbps, mps) in rates.items():
         print(f"  {backend:<10} {mbps:6.2f} MB/s  {mps:8,.0f} messages/s")
     print(f"  ratio postgresql/sqlite: {rates['postgresql'][0] / rates['sqlite'][0]:.2f}")

@@ -1,8 +1,12 @@
 """Stored bytes per transcript byte, after ``lcm import`` and after ``lcm vacuum``, on two corpora.
 
-* the real sessions of ``../shared/testdata`` copied with fresh ids (the import benchmark's corpus);
+* the real sessions of ``../shared/testdata`` rewritten with fresh ids and perturbed text (the import
+  benchmark's corpus, ``corpus.py``): no copy repeats another's text, so the figure is what one session's
+  worth of new text costs, not what a store that keeps each text once saves on copies (copied verbatim,
+  the figure fell from 1.0 for one copy to 0.60 for six);
 * generated long, tool-heavy Claude Code sessions: file reads (the same files read again and again, as
-  agents do), shell output with timestamps, questions and answers, written without regard to the codec.
+  agents do: this corpus's repetition is labelled and deliberate), shell output with timestamps,
+  questions and answers, written without regard to the codec.
 
 Baselines measured in the same run: gzip -6 of the transcript files themselves, and the bare
 parse-and-insert floor (``json.loads`` each line, insert it into a bare SQLite table) for throughput.
