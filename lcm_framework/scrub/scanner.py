@@ -27,12 +27,19 @@ from .rules import CompiledRule, compile_regex, shannon_entropy
 
 MARKER_PREFIX = b"[REDACTED:"
 _MARKER = re.compile(rb"\[REDACTED:[A-Za-z0-9_.:-]{1,200}\]")
-_UNSET = object()
-MAX_ALTERNATIONS = 64
-"""Compiled alternations kept, one per distinct set of candidate rules (a few dozen occur on real sessions)."""
 _LONG_S, _KELVIN = "\u017f".encode(), "\u212a".encode()
 """The only characters that RE2's case folding matches with an ASCII letter (``s``, ``k``)."""
 _OBJECT_OPENERS = frozenset(b"{,")
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Whether any of a few rules' ``(?m)`` regexes matches a text: the record gate of ``Scrubber.scrub_record``."""
+
+    regexes: tuple[Any, ...]
+
+    def matches(self, data: bytes) -> bool:
+        return any(rx.search(data) is not None for rx in self.regexes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +72,6 @@ class Scanner:
             for k in keywords
         ]
         """Per keyword: the structural keys it occurs in (a keyword found only there selects no rule)."""
-        self._alternations: dict[tuple[int, ...], Any] = {}
         self._multiline: dict[int, Any] = {}
         self._set = None
         if keywords:
@@ -107,36 +113,26 @@ class Scanner:
             found = {i for i in found if i not in self._path_scoped or self._path_ok(i, path)}
         return sorted(found)
 
-    def gate(self, indices: Sequence[int]) -> Any:
-        """One regex for all the rules of ``indices``: their ``(?m)`` alternation, compiled once per set of rules;
-        None when some rule has no such form. It matches a text when one of the rules matches it (unvalidated;
-        RE2 search falls back from its DFA to the NFA when it must, so the answer is exact)."""
-        key = tuple(indices)
-        alternation = self._alternations.get(key, _UNSET)
-        if alternation is _UNSET:
-            if len(self._alternations) >= MAX_ALTERNATIONS:
-                self._alternations.clear()
-            alternation = self._alternations[key] = self._alternation(key)
-        return alternation
+    def gate(self, indices: Sequence[int]) -> Gate | None:
+        """The rules of ``indices`` as one test: does any of them match a text (unvalidated)? None when some rule
+        has no ``(?m)`` form. Each rule's ``(?m)`` regex is compiled once and searched in turn (RE2 search falls
+        back from its DFA to the NFA when it must, so the answer is exact)."""
+        regexes = [self.multiline(i) for i in indices]
+        if not regexes or any(rx is None for rx in regexes):
+            return None
+        return Gate(tuple(regexes))
 
     def multiline(self, index: int) -> Any:
         """Rule ``index``'s regex with ``(?m)``, compiled on first use; None when it has no such form."""
         if index not in self._multiline:
-            self._multiline[index] = self._union((index,)) if self.rules[index].multiline else None
+            self._multiline[index] = self._multiline_form(index) if self.rules[index].multiline else None
         return self._multiline[index]
 
-    def _alternation(self, indices: tuple[int, ...]) -> Any:
-        """``(?m)(?:r1)|(?:r2)|...``; None when a rule has no ``(?m)`` form or RE2 refuses the union."""
-        if len(indices) == 1:
-            return self.multiline(indices[0])
-        if not indices or not all(self.rules[i].multiline for i in indices):
-            return None
-        return self._union(indices)
-
-    def _union(self, indices: tuple[int, ...]) -> Any:
-        sources = [_source(self.rules[i].regex) for i in indices]
+    def _multiline_form(self, index: int) -> Any:
+        """``(?m)(?:rule)`` without capturing groups; None when RE2 refuses it."""
         try:
-            return compile_regex("(?m)(?:" + ")|(?:".join(sources) + ")", "the (?m) form of a rule", capture=False)
+            return compile_regex(f"(?m)(?:{_source(self.rules[index].regex)})", "the (?m) form of a rule",
+                                 capture=False)
         except ScrubberError:
             return None
 

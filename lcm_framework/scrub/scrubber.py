@@ -8,8 +8,8 @@ rule (a residual match is refused), then SHA-256 of the canonical JSON.
 To stay fast, a record is first checked as a whole: one keyword scan of its
 canonical JSON picks the candidate rules (none for most records; a keyword
 inside the format's structural keys with non-string values does not count).
-One regex, the alternation of the candidates, then searches the canonical
-JSON and, when it finds nothing there, a text where every key and string of
+The candidates' regexes (each compiled once, in its ``(?m)`` form) then search the
+canonical JSON and, when none finds anything there, a text where every key and string of
 the record is a line (the canonical JSON with quotes turned into newlines
 when it has no escape, else the strings joined by newlines). When it matches
 neither (most records again), there is nothing to redact and nothing
@@ -183,13 +183,13 @@ class Scrubber:
             return _scrubbed(value, data, {})
         gate = self._scanner.gate(candidates)
         listed: list[str] | None = None
-        if gate is not None and gate.search(data) is None:
+        if gate is not None and not gate.matches(data):
             if b"\\" in data:
                 listed = _strings(value)
                 lines = _joined(listed)
             else:  # no escape: with its quotes turned into newlines, every key and string is a line
                 lines = data.replace(b'"', b"\n")
-            if gate.search(lines) is None:
+            if not gate.matches(lines):
                 return _scrubbed(value, data, {})
             in_data = False
         else:

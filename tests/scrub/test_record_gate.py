@@ -56,3 +56,25 @@ def test_a_span_regex_reports_the_whole_match_only() -> None:
     regex = compile_regex("(a)(b)", "a test regex", capture=False)
     assert regex.groups == 0
     assert regex.search(b"xab").span() == (1, 3)
+
+
+def test_the_gate_compiles_each_rule_once_however_many_sets_of_candidates_occur(monkeypatch: pytest.MonkeyPatch
+                                                                                ) -> None:
+    """Records that select ever new sets of candidate rules cost no regex compilation once every rule's gate
+    form is built: compiling one regex per set of candidates cost more than scrubbing itself on varied text."""
+    import itertools
+
+    from lcm_framework.scrub import scanner
+
+    rules = tuple(Rule(id=f"r{i}", regex=rf"kw{i}_[a-f0-9]{{12}}", keywords=(f"kw{i}_",)) for i in range(6))
+    scrubber = scrubber_from_packs([RulePack("many", rules)])
+    compiled: list[str] = []
+    real = scanner.compile_regex
+    monkeypatch.setattr(scanner, "compile_regex", lambda *a, **k: compiled.append(a[0]) or real(*a, **k))
+    sets = [combo for n in (1, 2, 3) for combo in itertools.combinations(range(6), n)]
+    for combo in sets:  # 41 distinct sets of candidates, none of them matching
+        scrubbed = scrubber.scrub_record({"text": " ".join(f"kw{i}_ only" for i in combo)})
+        assert scrubbed.redactions == {}
+    assert len(compiled) == len(rules)
+    secret = scrubber.scrub_record({"text": "kw1_ kw4_0123456789ab"})
+    assert secret.redactions == {"r4": 1} and len(compiled) == len(rules)
