@@ -28,20 +28,21 @@ SESSION_START_BUDGET_S = 4.0
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-USAGE = "usage: lcm hook EVENT [--agent NAME] [--timeout SECONDS]"
+USAGE = "usage: lcm hook EVENT [--agent NAME] [--timeout SECONDS] [--flat-context]"
 
 
 def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    """Parse ``EVENT [--agent A] [--timeout S]`` by hand (argparse would import shutil on this hot path)."""
+    """Parse ``EVENT [--agent A] [--timeout S] [--flat-context]`` by hand (argparse would import shutil on this
+    hot path)."""
     err = stderr or sys.stderr
     try:
-        event, agent, timeout_s = parse_args(argv)
+        event, agent, timeout_s, flat = parse_args(argv)
     except ValueError as exc:
         _warn(err, f"{exc}; {USAGE}")
         return 0
     raw = stdin.read() if stdin is not None else read_stdin(err)
-    return run(event, agent, raw, timeout_s=timeout_s, out=stdout or sys.stdout, err=err)
+    return run(event, agent, raw, timeout_s=timeout_s, out=stdout or sys.stdout, err=err, flat=flat)
 
 
 def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STDIN_WAIT_S) -> bytes:
@@ -70,16 +71,19 @@ def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STD
     return b"".join(chunks)
 
 
-def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None]:
-    """``EVENT``, the agent (None when the command names none) and the timeout."""
+def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None, bool]:
+    """``EVENT``, the agent (None when the command names none), the timeout and ``--flat-context``."""
     args = list(argv)
     agent: str | None = None
     timeout_s: float | None = None
+    flat = False
     positional: list[str] = []
     while args:
         arg = args.pop(0)
         name, eq, value = arg.partition("=")
-        if name in ("--agent", "--timeout"):
+        if arg == "--flat-context":
+            flat = True
+        elif name in ("--agent", "--timeout"):
             if not eq:
                 if not args:
                     raise ValueError(f"{name} needs a value")
@@ -101,21 +105,22 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None]:
             positional.append(arg)
     if len(positional) != 1:
         raise ValueError("expected exactly one EVENT")
-    return positional[0], agent, timeout_s
+    return positional[0], agent, timeout_s, flat
 
 
 def run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
-        env: Mapping[str, str] | None = None) -> int:
-    """Handle one hook event; returns 0 whatever happens (an unexpected error is one warning line)."""
+        env: Mapping[str, str] | None = None, flat: bool = False) -> int:
+    """Handle one hook event; returns 0 whatever happens (an unexpected error is one warning line). ``flat``:
+    print the context as a top-level ``additionalContext`` (see ``emit_context``)."""
     try:
-        _run(event, agent, raw, timeout_s=timeout_s, out=out, err=err, env=env)
+        _run(event, agent, raw, timeout_s=timeout_s, out=out, err=err, env=env, flat=flat)
     except Exception as exc:  # the promise to the agent: exit 0, no traceback
         _warn(err, f"{event}: hook failed ({type(exc).__name__}: {str(exc)[:200]})")
     return 0
 
 
 def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, out: TextIO, err: TextIO,
-         env: Mapping[str, str] | None) -> None:
+         env: Mapping[str, str] | None, flat: bool) -> None:
     try:
         hook = parse(raw, event=event, agent=agent)
     except PayloadError as exc:
@@ -141,27 +146,31 @@ def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, 
         answer = client.post("/hook", body)
     except DaemonUnavailable as exc:
         _fallback(settings, hook, payload, err, reason=str(exc), start=True)
-        _restore_locally(settings, hook, out, err, env)
+        _restore_locally(settings, hook, out, err, env, flat)
         return
     except DaemonRequestError as exc:
         if exc.status in RETRYABLE_STATUS:
             _fallback(settings, hook, payload, err, reason=str(exc), start=False)
-            _restore_locally(settings, hook, out, err, env)
+            _restore_locally(settings, hook, out, err, env, flat)
         else:
             _warn(err, f"{hook.event}: {exc}")
         return
     if hook.event in ("SessionStart", "UserPromptSubmit"):
-        emit_context(answer, out, err, hook.event)
+        emit_context(answer, out, err, hook.event, flat=flat)
 
 
-def emit_context(answer: Mapping[str, Any], out: TextIO, err: TextIO, event: str = "SessionStart") -> None:
+def emit_context(answer: Mapping[str, Any], out: TextIO, err: TextIO, event: str = "SessionStart", *,
+                 flat: bool = False) -> None:
     """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way agents
-    inject hook output (``hookSpecificOutput.additionalContext`` JSON); nothing when there is nothing to add.
+    inject hook output (``hookSpecificOutput.additionalContext`` JSON, or ``{"additionalContext": ...}`` when
+    ``flat``, for agents that read it at the top level); nothing when there is nothing to add.
     An output pipe the agent already closed costs a warning, not a traceback."""
     text = str((answer.get("restore") or answer.get("recall") or {}).get("context") or "")
     if not text:
         return
-    line = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n"
+    document = {"additionalContext": text} if flat else \
+        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    line = json.dumps(document) + "\n"
     try:
         out.write(line)
         out.flush()
@@ -213,7 +222,7 @@ def _fallback(settings: HookSettings, hook: HookInput, payload: dict[str, Any], 
 
 
 def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: TextIO,
-                     env: Mapping[str, str] | None) -> None:
+                     env: Mapping[str, str] | None, flat: bool) -> None:
     """SessionStart with the daemon unavailable: print the context read directly from storage."""
     if hook.event != "SessionStart" or settings.project is None:
         return
@@ -225,7 +234,7 @@ def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: 
     except Exception as exc:  # storage down too: the agent starts without restored context
         _warn(err, f"SessionStart: no restored context ({type(exc).__name__}: {exc})")
         return
-    emit_context({"restore": {"context": text}}, out, err)
+    emit_context({"restore": {"context": text}}, out, err, flat=flat)
 
 
 def _warn(err: TextIO, message: str) -> None:

@@ -22,6 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", choices=list(agents), default=None,
                         help=f"the agent sending the event, one of the registered integrations: {describe(agents)}")
     parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
+    parser.add_argument("--flat-context", action="store_true",
+                        help="print the context as a top-level additionalContext (agents that read it there)")
 
 
 def run(args: argparse.Namespace, app: App) -> int:
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     env = {**os.environ, "LCM_DAEMON_PORT": str(app.config.get("daemon.port")),
            "LCM_DAEMON_AUTOSTART": "true" if app.config.get("daemon.autostart") else "false"}
     return run_hook(args.event, args.agent, read_stdin(sys.stderr), timeout_s=args.timeout,
-                    out=sys.stdout, err=sys.stderr, env=env)
+                    out=sys.stdout, err=sys.stderr, env=env, flat=args.flat_context)
 
 
 COMMAND = CommandSpec(
