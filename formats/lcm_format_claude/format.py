@@ -87,6 +87,10 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _gemini_message(message: Any) -> bool:
+    return isinstance(message, dict) and "parts" in message and "content" not in message
+
+
 def _is_tool_results(content: Any) -> bool:
     return (
         isinstance(content, list)
@@ -161,9 +165,10 @@ class ClaudeCodeFormat:
         yield from sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
     def sniff(self, head: Sequence[Any]) -> bool:
-        """Claude records are objects with a known ``type``, an identity key and no Codex ``payload``."""
+        """Claude records are objects with a known ``type``, an identity key and no Codex ``payload``; a
+        ``message`` holds ``content``, never Gemini API ``parts`` (what Gemini CLI forks record)."""
         records = [r for r in head if isinstance(r, dict)]
-        if not records or any("payload" in r for r in records):
+        if not records or any("payload" in r or _gemini_message(r.get("message")) for r in records):
             return False
         return any(r.get("type") in KNOWN_TYPES and any(key in r for key in IDENTITY_KEYS) for r in records)
 

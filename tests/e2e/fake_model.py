@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from . import fake_chat_completions, fake_gemini
+from .dialects import Dialect, Reply, ToolCall
+
 
 @dataclass(frozen=True)
 class Shell:
@@ -42,6 +45,8 @@ class Text:
 
 
 Step = Shell | Mcp | Text
+DIALECTS: tuple[Dialect, ...] = (fake_gemini.DIALECT, fake_chat_completions.DIALECT)
+"""The APIs besides Anthropic Messages and OpenAI Responses, each in its own module."""
 
 
 @dataclass
@@ -93,6 +98,17 @@ class FakeModel:
                 return None
             return self.script.pop(0) if self.script else Text("done")
 
+    def _reply(self, step: Step, body: Any) -> Reply:
+        """What a dialect answers for ``step``: its text, or the call of the offered tool it names."""
+        if isinstance(step, Text):
+            return step.text
+        try:
+            return ToolCall(*_tool_call(step, body))
+        except LookupError as exc:  # the script asked for a tool the agent did not offer
+            with self._lock:
+                self.errors.append(str(exc))
+            return f"fake model: {exc}"
+
     def _call_id(self) -> str:
         with self._lock:
             self._calls += 1
@@ -128,6 +144,13 @@ class FakeModel:
                 except ValueError:
                     body = None
                 path = self.path.split("?")[0]
+                dialect = next((d for d in DIALECTS if d.handles(path)), None)
+                if dialect is not None:
+                    step = model._next(body) if dialect.takes_step(path) else None
+                    self._record(body, step)
+                    reply = model._reply(step or Text("ok"), body)
+                    self._send(*dialect.answer(path, body, reply, model._call_id(), model.input_tokens))
+                    return
                 if path.endswith("/messages/count_tokens"):
                     self._record(body, None)
                     self._json({"input_tokens": 100})
@@ -151,9 +174,11 @@ class FakeModel:
                     model.requests.append(Logged("POST", self.path, body, step))
 
             def _json(self, value: Any) -> None:
-                data = json.dumps(value).encode()
+                self._send("application/json", json.dumps(value).encode())
+
+            def _send(self, content_type: str, data: bytes) -> None:
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -179,6 +204,9 @@ def _tool_names(body: Any) -> list[str]:
             name = tool.get("name") or (tool.get("function") or {}).get("name")
             if isinstance(name, str):
                 names.append(name)
+            for declaration in tool.get("functionDeclarations") or []:  # Gemini API
+                if isinstance(declaration, dict) and isinstance(declaration.get("name"), str):
+                    names.append(declaration["name"])
             for inner in tool.get("tools") or []:  # Responses API namespaces
                 if isinstance(inner, dict) and isinstance(inner.get("name"), str):
                     names.append(f"{name}{inner['name']}" if name else inner["name"])
@@ -194,10 +222,15 @@ def _tool_call(step: Shell | Mcp, body: Any) -> tuple[str, dict[str, Any]]:
         raise LookupError(f"no tool ending with {step.tool!r} offered: {names}")
     if "Bash" in names:
         return "Bash", {"command": step.command, "description": "run the command"}
+    if "bash" in names:  # OpenCode, Copilot CLI
+        return "bash", {"command": step.command, "description": "run the command"}
     if "exec_command" in names:
         return "exec_command", {"cmd": step.command}
     if "shell_command" in names:
         return "shell_command", {"command": step.command}
+    if "run_shell_command" in names:  # Gemini CLI, Qwen Code
+        return "run_shell_command", {"command": step.command, "description": "run the command",
+                                     "is_background": False}
     if "shell" in names:
         return "shell", {"command": ["bash", "-lc", step.command]}
     raise LookupError(f"no shell tool offered: {names}")

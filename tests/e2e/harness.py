@@ -40,6 +40,8 @@ class User:
     agents: Agents
     model: FakeModel
     port: int = field(default_factory=free_port)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    """More of the user's environment (the contrib plugins' ``PYTHONPATH``, an agent's endpoint settings)."""
 
     def __post_init__(self) -> None:
         self.home = self.root / "home"
@@ -59,7 +61,7 @@ class User:
                 "LCM_DAEMON_PORT": str(self.port), "CODEX_HOME": str(self.home / ".codex"),
                 "ANTHROPIC_BASE_URL": self.model.url, "ANTHROPIC_API_KEY": "sk-ant-e2e-fake",
                 "OPENAI_API_KEY": "sk-e2e-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "NO_COLOR": "1"}
+                "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "NO_COLOR": "1", **self.extra_env}
 
     def lcm(self, *args: str, check: bool = True, lcm_home: Path | None = None) -> subprocess.CompletedProcess[str]:
         env = {**self.env(), **({"LCM_HOME": str(lcm_home)} if lcm_home else {})}
@@ -88,9 +90,9 @@ class User:
                             "-c", provider, "-c", "model=gpt-5", *extra, prompt])
         return done.stdout + done.stderr
 
-    def _agent(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    def _agent(self, argv: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         # A session of its own: a signal the agent sends its process group never reaches pytest.
-        done = subprocess.run(argv, cwd=self.project, env=self.env(), capture_output=True, text=True,
+        done = subprocess.run(argv, cwd=self.project, env={**self.env(), **(env or {})}, capture_output=True, text=True,
                               timeout=AGENT_TIMEOUT_S, stdin=subprocess.DEVNULL, start_new_session=True)
         if done.returncode != 0:
             raise AssertionError(f"{Path(argv[0]).name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")

@@ -66,7 +66,7 @@ def test_installed_plugin_sniffs_and_maps_its_sample(site: Path) -> None:
     assert report["identifier"] == "gemini-cli/gemini-jsonl/v1"
     assert (report["provider"], report["owner"]) == ("gemini", "gemini_cli")
     assert report["session_ids"] == ["4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86"]
-    assert report["roles"][0] == "user" and report["roles"][-1] == "system"
+    assert report["roles"][0] == "user" and report["roles"][-1] == "assistant"  # the closing info notice: native
     assert set(report["calls"]) == set(report["results"]) and len(set(report["calls"])) == 4
     assert report["errors"] >= 1  # the failing `npm test` (Exit Code: 1)
     assert "TypeError: Cannot read properties of undefined (reading 'temp')" in report["content"]
@@ -88,7 +88,7 @@ def test_lcm_import_reads_a_gemini_session_through_the_plugin(site: Path) -> Non
     result = run_lcm("import", "--json", str(SAMPLE), env=env)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert (report["files"], report["records"], report["stored"], report["messages"]) == (1, 13, 13, 9)
+    assert (report["files"], report["records"], report["stored"], report["messages"]) == (1, 13, 13, 8)
     assert report["quarantined"] == {} and report["errors"] == []
     (conversation,) = report["conversations"]
     assert conversation["session_id"] == "4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86"

@@ -21,7 +21,8 @@ SAMPLE = CONTRIB / "samples" / "session-2025-11-03T10-15-4a9c2e1f.jsonl"
 SESSION = "4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86"
 # Gemini CLI's event -> (LCM's event, timeout in milliseconds)
 EXPECTED = {"SessionStart": ("SessionStart", 10000), "BeforeAgent": ("UserPromptSubmit", 5000),
-            "AfterAgent": ("Stop", 5000), "PreCompress": ("PreCompact", 10000), "SessionEnd": ("SessionEnd", 5000)}
+            "AfterAgent": ("Stop", 5000), "SessionEnd": ("SessionEnd", 5000)}
+# No PreCompress: Gemini CLI 0.61 fires it before every turn.
 USER_SETTINGS = {
     "ui": {"theme": "GitHub"},
     "hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./check.sh"}]}]},

@@ -6,7 +6,7 @@ merged over it). Its hooks are listed per event under ``hooks``, in the same
 matcher-group shape Claude Code uses, with the timeout in milliseconds; MCP
 servers go under ``mcpServers`` (``command`` + ``args`` is a stdio server).
 Gemini CLI names LCM's events its own way: a prompt is ``BeforeAgent``, the
-end of a turn ``AfterAgent``, compaction ``PreCompress``. Its hook JSON carries
+end of a turn ``AfterAgent``. Its hook JSON carries
 the fields ``lcm hook`` reads (``session_id``, ``transcript_path``, ``cwd``,
 ``hook_event_name``, and ``source`` / ``prompt`` / ``trigger`` / ``reason``),
 and it reads ``hookSpecificOutput.additionalContext`` from SessionStart and
@@ -42,9 +42,10 @@ EVENTS = (
     HookEvent("SessionStart", 10),
     HookEvent("UserPromptSubmit", 5, native="BeforeAgent"),
     HookEvent("Stop", 5, native="AfterAgent"),
-    HookEvent("PreCompact", 10, native="PreCompress"),
     HookEvent("SessionEnd", 5),
 )
+"""No ``PreCompress``: Gemini CLI 0.61 fires it before every turn (``ChatCompressionService.compress`` runs it
+before checking the threshold), and its recording is append-only, so ``AfterAgent`` already ingests all."""
 HOOK_NAME = "lcm"
 """The ``name`` of LCM's hooks (Gemini CLI's ``/hooks`` panel and ``hooksConfig.disabled`` use it)."""
 MILLISECONDS = 1000
