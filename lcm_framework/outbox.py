@@ -1,11 +1,19 @@
 """The local hook outbox: a private SQLite queue of agent hook events.
 
 Hooks capture an event here when the daemon or the storage backend cannot
-take it; the daemon drains it when it is back. It holds hook payloads only
-(event name, session id, paths), never transcript content, and is not a cache
-of project memory. Events carry a transport UUID, the durable machine id and
-an installation-wide sequence reserved in the same transaction as the insert
-(gap-safe). Delivery is at-least-once; consumers are idempotent.
+take it (and every passive event, such as PostToolUse); the daemon drains it
+when it is back. It holds hook payloads only (event name, session id, paths,
+capped tool facts), never transcript content, and is not a cache of project
+memory. Events carry a transport UUID, the durable machine id and an
+installation-wide sequence reserved in the same transaction as the insert
+(gap-safe). Local processing is at-least-once; consumers are idempotent.
+
+Each event has two independent states. ``processed_at`` records local
+promotion (the daemon's consumer). ``delivery`` records remote delivery to a
+shared backend's inbox (``lcm_framework.sync``): pending, claimed, retry ->
+delivered -> acknowledged or quarantined -> remote_pruned, or local_only when
+the backend has no inbox. A row is deleted only when processed and either
+remote_pruned or local_only, so local retention never discards an outage backlog.
 
 This module is self-contained on purpose: it is one of the three places
 allowed to use ``sqlite3`` directly, and it never hands its handle out.
@@ -18,19 +26,25 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import LcmError
 from .sqlite_files import open_private
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TRANSPORT_VERSION = 1
 MAX_PAYLOAD_BYTES = 64 * 1024
 MAX_BACKOFF_S = 300.0
+MAX_DELIVERY_BACKOFF_S = 60.0
+
+PENDING, CLAIMED, RETRY, DELIVERED = "pending", "claimed", "retry", "delivered"
+ACKNOWLEDGED, QUARANTINED, REMOTE_PRUNED, LOCAL_ONLY = "acknowledged", "quarantined", "remote_pruned", "local_only"
+UNDELIVERED = (PENDING, CLAIMED, RETRY)
+REMOVABLE = (REMOTE_PRUNED, LOCAL_ONLY)
 _UNUSABLE = re.compile("[\x00\ud800-\udfff]")
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -50,6 +64,19 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             last_error TEXT
         )""",
         "CREATE INDEX events_ready ON events (processed_at, next_attempt_at, seq)",
+    ),
+    2: (  # remote delivery: every existing row, processed or not, still has to be delivered
+        "ALTER TABLE events ADD COLUMN delivery TEXT NOT NULL DEFAULT 'pending'",
+        "ALTER TABLE events ADD COLUMN delivery_attempts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE events ADD COLUMN delivery_next_at REAL NOT NULL DEFAULT 0",
+        "ALTER TABLE events ADD COLUMN delivery_claim TEXT",
+        "ALTER TABLE events ADD COLUMN delivery_error TEXT",
+        "ALTER TABLE events ADD COLUMN transport TEXT",
+        "ALTER TABLE events ADD COLUMN digest TEXT",
+        "ALTER TABLE events ADD COLUMN delivered_at REAL",
+        "ALTER TABLE events ADD COLUMN acknowledged_at REAL",
+        "ALTER TABLE events ADD COLUMN remote_pruned_at REAL",
+        "CREATE INDEX events_delivery ON events (delivery, seq)",
     ),
 }
 
@@ -71,17 +98,27 @@ class OutboxEvent:
     next_attempt_at: float
     processed_at: float | None
     last_error: str | None
+    delivery: str = PENDING
+    delivery_attempts: int = 0
+    delivery_error: str | None = None
+    transport: str | None = None
+    digest: str | None = None
+    delivered_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Backlog:
-    """Unprocessed events: ``pending`` in total, ``failing`` of them already retried at least once."""
+    """Unprocessed events: ``pending`` in total, ``failing`` of them already retried at least once; and
+    every row by delivery state, the oldest undelivered one's capture time and the newest delivery error."""
 
     pending: int
     failing: int
     processed: int
     oldest_created_at: float | None
     last_error: str | None
+    delivery: dict[str, int] = field(default_factory=dict)
+    oldest_undelivered_at: float | None = None
+    delivery_error: str | None = None
 
 
 def outbox_path(home: Path) -> Path:
@@ -163,14 +200,19 @@ class Outbox:
             raise OutboxError(f"the hook outbox refused the event: {type(exc).__name__}") from None
         return OutboxEvent(row[0], TRANSPORT_VERSION, row[2], seq, event, dict(payload), stamp, 0, stamp, None, None)
 
-    def mark_processed(self, event_uuid: str, *, error_code: str | None = None, now: float | None = None) -> None:
-        """Done with this event; ``error_code`` records why when it was given up as permanently invalid."""
+    def mark_processed(self, event_uuid: str, *, error_code: str | None = None, local_only: bool = False,
+                       now: float | None = None) -> None:
+        """Done with this event locally; ``error_code`` records why when it was given up as permanently
+        invalid. ``local_only``: the backend has no inbox, so an undelivered event is never delivered."""
         stamp = time.time() if now is None else now
         with self._immediate() as db:
             db.execute(
                 "UPDATE events SET processed_at = ?, last_error = ? WHERE uuid = ? AND processed_at IS NULL",
                 (stamp, error_code[:200] if error_code else None, event_uuid),
             )
+            if local_only:
+                db.execute(f"UPDATE events SET delivery = ? WHERE uuid = ? AND delivery IN {_IN_UNDELIVERED}",
+                           (LOCAL_ONLY, event_uuid))
 
     def mark_failed(self, event_uuid: str, error_code: str, *, now: float | None = None) -> float:
         """Record a failed attempt and schedule the next one with exponential backoff; returns its time."""
@@ -186,12 +228,143 @@ class Outbox:
         return next_at
 
     def prune_processed(self, *, older_than_s: float, now: float | None = None) -> int:
-        """Delete processed events older than ``older_than_s`` (the local outbox has no remote delivery)."""
+        """Delete events processed more than ``older_than_s`` ago whose delivery is over: remote-pruned (the
+        inbox proved it applied and dropped its row) or local-only. Nothing undelivered is ever deleted."""
         cutoff = (time.time() if now is None else now) - older_than_s
         with self._immediate() as db:
             return db.execute(
-                "DELETE FROM events WHERE processed_at IS NOT NULL AND processed_at < ?", (cutoff,)
+                f"DELETE FROM events WHERE processed_at IS NOT NULL AND processed_at < ? AND delivery IN "
+                f"{_IN_REMOVABLE}", (cutoff,),
             ).rowcount
+
+    # --- remote delivery (the sync drain worker) ----------------------------------
+
+    def delivery_prefix(self, *, limit: int, now: float | None = None) -> list[OutboxEvent]:
+        """The ready prefix of undelivered events, by sequence: it ends before the first one whose retry is
+        not due yet, so no event is ever delivered ahead of an earlier one."""
+        stamp = time.time() if now is None else now
+        rows = self._db.execute(f"SELECT {_COLUMNS}, delivery_next_at FROM events WHERE delivery IN "
+                                f"{_IN_UNDELIVERED} ORDER BY seq LIMIT ?", (limit,)).fetchall()
+        ready = []
+        for row in rows:
+            if row[11] == RETRY and row[-1] > stamp:
+                break
+            ready.append(_event(row))
+        return ready
+
+    def claim_delivery(self, claims: Sequence[tuple[str, str, str]], token: str) -> list[OutboxEvent]:
+        """Mark ``(uuid, transport, digest)`` events claimed by ``token``; an event's transport form and digest
+        are fixed by its first claim (a retry sends exactly what the first attempt sent). Returns those it
+        claimed, as stored (one another worker already took further is left out)."""
+        with self._immediate() as db:
+            for event_uuid, transport, digest in claims:
+                db.execute(f"UPDATE events SET delivery = ?, delivery_claim = ?, transport = coalesce(transport, ?), "
+                           f"digest = coalesce(digest, ?) WHERE uuid = ? AND delivery IN {_IN_UNDELIVERED}",
+                           (CLAIMED, token, transport, digest, event_uuid))
+        return [e for e in self._by_uuid([c[0] for c in claims]) if e.delivery == CLAIMED]
+
+    def delivered_tail(self) -> int | None:
+        """The sequence of the last event the inbox confirmed (the next one's predecessor)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'delivered_tail'").fetchone()
+        return int(row[0]) if row else None
+
+    def mark_delivered(self, event_uuids: Sequence[str], *, tail: int, now: float | None = None) -> None:
+        """The inbox holds these events (confirmed by readback); ``tail`` becomes the delivered tail."""
+        stamp = time.time() if now is None else now
+        with self._immediate() as db:
+            db.executemany("UPDATE events SET delivery = ?, delivered_at = ?, delivery_error = NULL "
+                           "WHERE uuid = ? AND delivery = ?", [(DELIVERED, stamp, u, CLAIMED) for u in event_uuids])
+            db.execute("INSERT INTO meta VALUES ('delivered_tail', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                       "excluded.value WHERE CAST(meta.value AS INTEGER) < CAST(excluded.value AS INTEGER)",
+                       (str(tail),))
+
+    def mark_delivery_failed(self, event_uuid: str, error_code: str, *, now: float | None = None) -> float:
+        """A failed delivery attempt: retried with exponential backoff (at most ``MAX_DELIVERY_BACKOFF_S``)."""
+        stamp = time.time() if now is None else now
+        with self._immediate() as db:
+            row = db.execute("SELECT delivery_attempts FROM events WHERE uuid = ?", (event_uuid,)).fetchone()
+            attempts = (row[0] if row else 0) + 1
+            next_at = stamp + min(2.0 ** (attempts - 1), MAX_DELIVERY_BACKOFF_S)
+            db.execute(f"UPDATE events SET delivery = ?, delivery_attempts = ?, delivery_next_at = ?, "
+                       f"delivery_error = ? WHERE uuid = ? AND delivery IN {_IN_UNDELIVERED}",
+                       (RETRY, attempts, next_at, error_code[:200], event_uuid))
+        return next_at
+
+    def quarantine_locally(self, event_uuid: str, reason: str) -> None:
+        """An event that can never be delivered (no project): kept, listed, and out of the sequence chain."""
+        with self._immediate() as db:
+            db.execute(f"UPDATE events SET delivery = ?, delivery_error = ? WHERE uuid = ? AND delivery IN "
+                       f"{_IN_UNDELIVERED}", (QUARANTINED, reason[:200], event_uuid))
+
+    def awaiting_acknowledgement(self, *, limit: int) -> list[OutboxEvent]:
+        """Delivered events, and those the inbox quarantined (an operator may replay them there)."""
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE delivery = ? OR (delivery = ? AND delivered_at "
+                                "IS NOT NULL) ORDER BY seq LIMIT ?", (DELIVERED, QUARANTINED, limit)).fetchall()
+        return [_event(r) for r in rows]
+
+    def acknowledge(self, event_uuids: Sequence[str], *, now: float | None = None) -> None:
+        """The inbox proved these events applied."""
+        stamp = time.time() if now is None else now
+        with self._immediate() as db:
+            db.executemany("UPDATE events SET delivery = ?, acknowledged_at = ?, delivery_error = NULL WHERE uuid = ? "
+                           "AND delivered_at IS NOT NULL AND delivery IN (?, ?)",
+                           [(ACKNOWLEDGED, stamp, u, DELIVERED, QUARANTINED) for u in event_uuids])
+
+    def mark_remote_quarantined(self, event_uuid: str, reason: str) -> None:
+        with self._immediate() as db:
+            db.execute("UPDATE events SET delivery = ?, delivery_error = ? WHERE uuid = ? AND delivery = ?",
+                       (QUARANTINED, reason[:200], event_uuid, DELIVERED))
+
+    def reopen_delivered(self, event_uuid: str) -> None:
+        """A quarantined event the inbox holds open again (replayed): wait for its application again."""
+        with self._immediate() as db:
+            db.execute("UPDATE events SET delivery = ?, delivery_error = NULL WHERE uuid = ? AND delivery = ? "
+                       "AND delivered_at IS NOT NULL", (DELIVERED, event_uuid, QUARANTINED))
+
+    def note_delivery_error(self, event_uuid: str, error_code: str) -> None:
+        with self._immediate() as db:
+            db.execute("UPDATE events SET delivery_error = ? WHERE uuid = ?", (error_code[:200], event_uuid))
+
+    def acknowledged(self, *, limit: int) -> list[OutboxEvent]:
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE delivery = ? ORDER BY seq LIMIT ?",
+                                (ACKNOWLEDGED, limit)).fetchall()
+        return [_event(r) for r in rows]
+
+    def mark_remote_pruned(self, event_uuids: Sequence[str], *, now: float | None = None) -> None:
+        """The inbox row is gone (exact delete, or proved missing): the local row may now be retired."""
+        stamp = time.time() if now is None else now
+        with self._immediate() as db:
+            db.executemany("UPDATE events SET delivery = ?, remote_pruned_at = ? WHERE uuid = ? AND delivery = ?",
+                           [(REMOTE_PRUNED, stamp, u, ACKNOWLEDGED) for u in event_uuids])
+
+    def project_roots(self) -> list[str]:
+        """The project roots of the events whose delivery is not over, by first appearance."""
+        rows = self._db.execute(f"SELECT json_extract(payload, '$.project') AS root FROM events WHERE delivery NOT IN "
+                                f"{_IN_REMOVABLE} AND root IS NOT NULL GROUP BY root ORDER BY MIN(seq)").fetchall()
+        return [str(r[0]) for r in rows if isinstance(r[0], str)]
+
+    def previous_tool_event(self, item: OutboxEvent) -> OutboxEvent | None:
+        """The PostToolUse event of ``item``'s session captured just before it, if still kept."""
+        session = item.payload.get("session_id")
+        if not isinstance(session, str):
+            return None
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE seq < ? AND event = 'PostToolUse' AND "
+                               "json_extract(payload, '$.session_id') = ? ORDER BY seq DESC LIMIT 1",
+                               (item.seq, session)).fetchone()
+        return _event(row) if row else None
+
+    def quarantined(self) -> list[OutboxEvent]:
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE delivery = ? ORDER BY seq",
+                                (QUARANTINED,)).fetchall()
+        return [_event(r) for r in rows]
+
+    def _by_uuid(self, event_uuids: Sequence[str]) -> list[OutboxEvent]:
+        found = {}
+        for event_uuid in event_uuids:
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE uuid = ?", (event_uuid,)).fetchone()
+            if row is not None:
+                found[event_uuid] = _event(row)
+        return [found[u] for u in event_uuids if u in found]
 
     # --- reads --------------------------------------------------------------
 
@@ -199,19 +372,14 @@ class Outbox:
         """Unprocessed events due now, in sequence order."""
         stamp = time.time() if now is None else now
         rows = self._db.execute(
-            "SELECT uuid, version, machine_id, seq, event, payload, created_at, attempts, next_attempt_at,"
-            " processed_at, last_error FROM events WHERE processed_at IS NULL AND next_attempt_at <= ?"
-            " ORDER BY seq LIMIT ?",
+            f"SELECT {_COLUMNS} FROM events WHERE processed_at IS NULL AND next_attempt_at <= ? ORDER BY seq LIMIT ?",
             (stamp, limit),
         ).fetchall()
         return [_event(r) for r in rows]
 
     def events(self) -> list[OutboxEvent]:
         """Every stored event, by sequence (diagnostics and tests)."""
-        rows = self._db.execute(
-            "SELECT uuid, version, machine_id, seq, event, payload, created_at, attempts, next_attempt_at,"
-            " processed_at, last_error FROM events ORDER BY seq"
-        ).fetchall()
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM events ORDER BY seq").fetchall()
         return [_event(r) for r in rows]
 
     def backlog(self) -> Backlog:
@@ -224,7 +392,13 @@ class Outbox:
             "SELECT last_error FROM events WHERE processed_at IS NULL AND last_error IS NOT NULL"
             " ORDER BY seq DESC LIMIT 1"
         ).fetchone()
-        return Backlog(int(pending), int(failing), int(processed), oldest, last[0] if last else None)
+        delivery = dict(self._db.execute("SELECT delivery, COUNT(*) FROM events GROUP BY delivery").fetchall())
+        undelivered = self._db.execute(f"SELECT MIN(created_at) FROM events WHERE delivery IN {_IN_UNDELIVERED}"
+                                       ).fetchone()[0]
+        error = self._db.execute("SELECT delivery_error FROM events WHERE delivery_error IS NOT NULL"
+                                 " ORDER BY seq DESC LIMIT 1").fetchone()
+        return Backlog(int(pending), int(failing), int(processed), oldest, last[0] if last else None,
+                       {str(k): int(v) for k, v in delivery.items()}, undelivered, error[0] if error else None)
 
 
 def read_backlog(home: Path) -> Backlog | None:
@@ -265,6 +439,12 @@ def _unusable(value: Any) -> bool:
     return False
 
 
+_COLUMNS = ("uuid, version, machine_id, seq, event, payload, created_at, attempts, next_attempt_at, processed_at,"
+            " last_error, delivery, delivery_attempts, delivery_error, transport, digest, delivered_at")
+_IN_UNDELIVERED = "('" + "', '".join(UNDELIVERED) + "')"
+_IN_REMOVABLE = "('" + "', '".join(REMOVABLE) + "')"
+
+
 def _event(row: tuple[Any, ...]) -> OutboxEvent:
     return OutboxEvent(
         uuid=row[0],
@@ -278,4 +458,10 @@ def _event(row: tuple[Any, ...]) -> OutboxEvent:
         next_attempt_at=row[8],
         processed_at=row[9],
         last_error=row[10],
+        delivery=row[11],
+        delivery_attempts=row[12],
+        delivery_error=row[13],
+        transport=row[14],
+        digest=row[15],
+        delivered_at=row[16],
     )

@@ -115,6 +115,21 @@ SETTINGS: dict[str, Setting] = {
         Setting("daemon.autostart", bool, True, "Hooks start the daemon when it is down."),
         Setting("daemon.request_timeout_s", float, 10.0, "Seconds a client has to send a request's headers, "
                 "and again its body, before the daemon closes the connection.", minimum=0.1, maximum=600.0),
+        # team sync (PostgreSQL passive-event inbox)
+        Setting("sync.interval_s", float, 2.0, "Seconds between the daemon's background drains to the inbox.",
+                minimum=0.05, maximum=3600.0),
+        Setting("sync.batch", int, 200, "Events one drain step delivers, claims or acknowledges at most.",
+                minimum=1, maximum=10_000),
+        Setting("sync.lease_ttl_s", float, 30.0, "Seconds a machine's drain lease lives without renewal.",
+                minimum=0.1, maximum=3600.0),
+        Setting("sync.claim_ttl_s", float, 30.0, "Seconds a claimed inbox event stays reserved to its worker.",
+                minimum=0.1, maximum=3600.0),
+        Setting("sync.max_attempts", int, 5, "Failed applications before an event is quarantined.", minimum=1,
+                maximum=1000),
+        Setting("sync.retry_base_s", float, 2.0, "First retry delay of a failed event (doubling, at most 300 s).",
+                minimum=0.0, maximum=300.0),
+        Setting("sync.stuck_after_s", float, 600.0, "Age of the oldest undelivered or unapplied event from which "
+                "status and doctor report the backlog as stuck.", minimum=1.0),
     ]
 }
 

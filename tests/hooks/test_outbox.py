@@ -71,11 +71,11 @@ def test_ready_processed_and_backoff(lcm_env: Path) -> None:
         for _ in range(20):
             last = box.mark_failed(a.uuid, "x", now=1000.0)
         assert last == 1000.0 + MAX_BACKOFF_S
-        box.mark_processed(b.uuid, now=400.0)
+        box.mark_processed(b.uuid, now=400.0, local_only=True)  # no inbox (SQLite): nothing left to deliver
         backlog = box.backlog()
         assert (backlog.pending, backlog.failing, backlog.processed) == (1, 1, 1)
         assert backlog.last_error == "x"
-        box.mark_processed(a.uuid, error_code="not_found", now=2000.0)
+        box.mark_processed(a.uuid, error_code="not_found", now=2000.0, local_only=True)
         assert box.backlog().pending == 0
         assert [e.last_error for e in box.events()] == ["not_found", None]
         assert box.prune_processed(older_than_s=10, now=3000.0) == 2

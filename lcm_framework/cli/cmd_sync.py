@@ -1,0 +1,190 @@
+"""``lcm sync status | drain [--once] | replay ID | quarantine list | prune``: team sync through the inbox."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..app import App
+from ..errors import ConfigError, UnsupportedCapabilityError
+from ..extensions import CommandSpec
+from ..output import add_json
+from .output import print_json
+
+DESCRIPTION = """\
+With storage.backend = postgresql, every machine's hook events go from its local outbox to the shared
+inbox, where one machine's drain worker applies each exactly once, in each machine's order (the daemon
+runs the drain in the background). With SQLite nothing leaves the machine."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    status = sub.add_parser("status", help="backlog per state and per machine, oldest waiting age, last error")
+    add_json(status)
+    drain = sub.add_parser("drain", help="deliver, apply, acknowledge and prune now, until nothing is left")
+    drain.add_argument("--once", action="store_true", help="one bounded pass only")
+    add_json(drain)
+    replay = sub.add_parser("replay", help="put a quarantined event back in the inbox, exactly as delivered")
+    replay.add_argument("event_uuid", metavar="ID", help="the event's uuid (lcm sync quarantine list)")
+    add_json(replay)
+    quarantine = sub.add_parser("quarantine", help="events that could not be applied, with the reason")
+    qsub = quarantine.add_subparsers(dest="quarantine_action", metavar="ACTION", required=True)
+    qlist = qsub.add_parser("list", help="list quarantined events (this machine's and the inbox's)")
+    add_json(qlist)
+    prune = sub.add_parser("prune", help="drop inbox rows proved applied, then local rows whose delivery is over")
+    add_json(prune)
+
+
+def run(args: argparse.Namespace, app: App) -> int:
+    from ..sync import status as sync_status
+
+    with _access(args, app) as (projects, roots):
+        if args.action == "status":
+            snap = sync_status.sync_status(app, projects, roots)
+            _print(args, snap, _status_lines(snap))
+            return 0
+        if projects is None:
+            raise UnsupportedCapabilityError(
+                "team sync needs storage.backend = postgresql; with SQLite events stay on this machine",
+                backend=str(app.config.get("storage.backend")), domain="passive_inbox", code="no_passive_inbox")
+        if args.action == "quarantine":
+            local = sync_status.local_backlog(app.config.home)["quarantined"]
+            remote = [{"root": root, "event_uuid": r.event_uuid, "machine_id": r.machine_id, "seq": r.seq,
+                       "event": r.event, "attempts": r.attempts, "reason": r.last_error,
+                       "quarantined_at": r.quarantined_at} for root in roots
+                      for r in projects.storage(root).passive_inbox.quarantined()]
+            result: dict[str, Any] = {"local": [q for q in local if q["where"] == "local"], "inbox": remote}
+            lines = [f"inbox  {q['event_uuid']}  machine {q['machine_id']} #{q['seq']} {q['event']}: {q['reason']}"
+                     for q in remote]
+            lines += [f"local  {q['event_uuid']}  #{q['seq']} {q['event']}: {q['reason']} (never delivered)"
+                      for q in result["local"]]
+            _print(args, result, lines or ["no quarantined events"])
+            return 0
+        if args.action == "replay":
+            return _replay(args, app, projects, roots)
+        worker = _worker(app, projects)
+        if args.action == "prune":
+            report = worker.settle()
+            removed = _retire(app)
+            result = {"acknowledged": report.acknowledged, "inbox_rows_pruned": report.pruned,
+                      "local_rows_removed": removed, "errors": report.errors}
+            _print(args, result, [f"acknowledged {report.acknowledged}, pruned {report.pruned} inbox row(s), "
+                                  f"removed {removed} local row(s)", *report.errors])
+            return 0
+        report = worker.run_once() if args.once else worker.drain()
+        lines = [f"delivered {report.delivered}, applied {report.applied}, retried {report.retried}, "
+                 f"quarantined {report.quarantined}, acknowledged {report.acknowledged}, pruned {report.pruned}"]
+        if not report.lease:
+            lines.append("another drain worker of this machine holds the lease (the daemon?): it continues")
+        _print(args, report, lines + report.errors)
+        return 0
+
+
+@contextmanager
+def _access(args: argparse.Namespace, app: App) -> Iterator[tuple[Any, list[str]]]:
+    """(ProjectAccess or None without an inbox, the roots to look at: the outbox's and the current one)."""
+    from ..config import parse_overrides
+    from ..outbox import Outbox, outbox_path
+    from ..sync.projects import AppProjects, StandaloneApps
+
+    if not app.storage.capabilities.passive_inbox:
+        yield None, []
+        return
+    path = outbox_path(app.config.home)
+    roots: list[str] = []
+    if path.exists():
+        with Outbox(path) as box:
+            roots = box.project_roots()
+    current = str(app.config.project_root)
+    apps = StandaloneApps(app, parse_overrides(args.overrides))
+    projects = AppProjects(apps.app_for, lambda: [current])
+    try:
+        yield projects, list(dict.fromkeys([*roots, current]))
+    finally:
+        projects.close()
+        apps.close()
+
+
+def _worker(app: App, projects: Any) -> Any:
+    from ..sync.worker import DrainSettings, DrainWorker
+
+    return DrainWorker(app.config.home, projects, DrainSettings.from_config(app.config), env=app.config.env)
+
+
+def _replay(args: argparse.Namespace, app: App, projects: Any, roots: list[str]) -> int:
+    """Replay in the project the event belongs to: the local event's, else the first inbox that has it."""
+    from ..outbox import Outbox, outbox_path
+    from ..storage.call_rules import event_uuid as check_uuid
+    from ..storage.validation import Validator
+
+    wanted = args.event_uuid.strip().lower()
+    check_uuid(Validator(str(app.config.get("storage.backend")), "passive_inbox"), wanted)
+    local_root = None
+    path = outbox_path(app.config.home)
+    if path.exists():
+        with Outbox(path) as box:
+            found = [e for e in box.quarantined() if e.uuid == wanted]
+            if found and found[0].delivered_at is None:
+                raise ConfigError("this event was never delivered (it names no project); it cannot be replayed")
+            local_root = found[0].payload.get("project") if found else None
+    candidates = [local_root] if isinstance(local_root, str) else roots
+    for root in candidates:
+        inbox = projects.storage(root).passive_inbox
+        if inbox.get([wanted]):
+            row = inbox.replay(wanted)
+            if path.exists():
+                with Outbox(path) as box:
+                    box.reopen_delivered(wanted)
+            _print(args, {"event_uuid": row.event_uuid, "state": row.state.value, "root": root},
+                   [f"event {row.event_uuid} is pending again in {root} (exactly as delivered)"])
+            return 0
+    raise ConfigError("no inbox of the projects known here holds this event (use --project ROOT)")
+
+
+def _retire(app: App) -> int:
+    from ..outbox import Outbox, outbox_path
+
+    path = outbox_path(app.config.home)
+    if not path.exists():
+        return 0
+    with Outbox(path) as box:
+        return box.prune_processed(older_than_s=0)
+
+
+def _status_lines(snap: dict[str, Any]) -> list[str]:
+    local = snap["local"]
+    lines = [f"sync:     {snap['verdict']}: {snap['detail']}"]
+    states = ", ".join(f"{n} {s}" for s, n in sorted(local["by_state"].items())) or "empty"
+    lines.append(f"outbox:   {states}" + (f" (last error: {local['last_error']})" if local["last_error"] else ""))
+    for project in snap["projects"]:
+        if "error" in project:
+            lines.append(f"inbox:    {project['root']}: unavailable: {project['error']}")
+            continue
+        states = ", ".join(f"{n} {s}" for s, n in sorted(project["by_state"].items())) or "empty"
+        age = project["oldest_open_age_s"]
+        lines.append(f"inbox:    {project['root']}: {states}; {project['applied_total']} applied in all"
+                     + (f"; oldest open {age:.0f} s" if age is not None else ""))
+        for machine, states_of in sorted(project["by_machine"].items()):
+            lines.append(f"          machine {machine}: " + ", ".join(f"{n} {s}" for s, n in sorted(states_of.items())))
+        if project["last_error"]:
+            lines.append(f"          last error: {project['last_error']}")
+    return lines
+
+
+def _print(args: argparse.Namespace, value: Any, lines: list[str]) -> None:
+    if getattr(args, "json", False):
+        print_json(value)
+        return
+    for line in lines:
+        print(line)
+
+
+COMMAND = CommandSpec(
+    name="sync",
+    help="team sync through the PostgreSQL inbox: status, drain, replay, quarantine, prune",
+    description=DESCRIPTION,
+    configure=configure,
+    run=run,
+)

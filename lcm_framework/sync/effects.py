@@ -1,0 +1,86 @@
+"""What applying one delivered event does: its log entry, and the team-level learning it triggers.
+
+``effect_of`` reads a delivered payload strictly: an unsupported transport version or a payload of the
+wrong shape is a DataValidationError, which the worker counts as a failed application (retried, then
+quarantined). ``team_learning`` runs in the same fenced transaction as the applied transition: a pair of
+files edited together in ``CO_EDIT_SESSIONS`` sessions (on any machine) becomes one memory candidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..errors import DataValidationError
+from ..outbox import TRANSPORT_VERSION
+from ..storage.contracts import Repositories
+from ..storage.inbox import InboxClaim, PassiveEffect
+from ..storage.models import NewMemory
+
+CO_EDIT_SESSIONS = 3
+CANDIDATE_CONFIDENCE = 0.3
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "edit", "write"})
+
+
+def _invalid(message: str, code: str) -> DataValidationError:
+    return DataValidationError(message, backend="sync", domain="passive_events", code=code)
+
+
+def effect_of(claim: InboxClaim) -> PassiveEffect:
+    """The log entry of a claimed event; DataValidationError when its payload cannot be applied."""
+    if claim.version != TRANSPORT_VERSION:
+        raise _invalid(f"transport version {claim.version} is not supported here", "unsupported_version")
+    try:
+        body = json.loads(claim.payload)
+    except ValueError:
+        raise _invalid("the payload is not JSON", "payload_not_json") from None
+    if not isinstance(body, dict) or body.get("event") != claim.event:
+        raise _invalid("the payload does not describe its event", "payload_mismatch")
+    session = _text(body, "session_id")
+    tool = body.get("tool")
+    if tool is None:
+        return PassiveEffect(session_id=session)
+    if not isinstance(tool, dict):
+        raise _invalid("the payload's tool facts are not an object", "payload_shape")
+    files = tool.get("files", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) and f for f in files):
+        raise _invalid("the payload's files are not a list of paths", "payload_shape")
+    detail = _text(tool, "error") or _text(tool, "command")
+    return PassiveEffect(session_id=session, tool_name=_text(tool, "tool"), status=_text(tool, "status"),
+                         files=tuple(files), detail=detail)
+
+
+def _text(body: dict[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _invalid(f"the payload's {key} is not text", "payload_shape")
+    return value
+
+
+def team_learning(repos: Repositories, claim: InboxClaim, effect: PassiveEffect) -> list[int]:
+    """Memory candidates this applied edit completes (ids): each file pair once, when it reaches
+    ``CO_EDIT_SESSIONS`` sessions. Call after ``complete`` in the same transaction."""
+    if effect.tool_name not in EDIT_TOOLS or not effect.files or effect.session_id is None:
+        return []
+    created: list[int] = []
+    seen: set[tuple[str, str]] = set()
+    for path in effect.files:
+        for other, sessions in repos.passive_inbox.co_edits(path).items():
+            pair = (min(path, other), max(path, other))
+            if sessions < CO_EDIT_SESSIONS or pair in seen:
+                continue
+            seen.add(pair)
+            tag = "co-edit:" + hashlib.sha256("\n".join(pair).encode()).hexdigest()[:16]
+            if repos.promoted_memory.list_memories(include_archived=True, tag=tag):
+                continue
+            lineage = {"kind": "co_edit", "files": list(pair), "sessions": sessions, "events": [claim.event_uuid]}
+            memory = repos.promoted_memory.create_memory(NewMemory(
+                content=f"{pair[0]} and {pair[1]} are usually changed together ({sessions} sessions across the "
+                        "team edited both)",
+                tags=("passive", "co-edit", tag), confidence=CANDIDATE_CONFIDENCE,
+                metadata=json.dumps(lineage, sort_keys=True)))
+            created.append(memory.memory_id)
+    return created
