@@ -215,3 +215,49 @@ def test_map_record_never_raises(value: Any) -> None:
     mapped = FORMAT.map_record(value)
     if mapped.message is not None:
         assert all(p.raw_json is not None for p in mapped.message.parts)
+
+
+REAL = REPO / "contrib" / "lcm-format-gemini" / "samples" / "gemini-cli-0.61.0"
+
+
+def test_sessions_gemini_cli_wrote_map_each_turn_once() -> None:
+    first = [FORMAT.map_record(r) for r in read_jsonl(REAL / "session-2026-12-01T22-55-2040545f.jsonl")]
+    messages = [m.message for m in first if m.message is not None]
+    assert [m.role for m in messages] == [Role.USER, Role.ASSISTANT, Role.ASSISTANT]
+    assert [p.kind for p in messages[1].parts] == [PartKind.TOOL_CALL, PartKind.TOOL_RESULT]
+    assert "Output: marker-2f7c" in (messages[1].parts[1].text or "")
+    kinds = [m.kind for m in first if m.kind]
+    assert kinds == ["agent_scaffolding", "client_meta"]  # the session context; the restated function response
+    second = [FORMAT.map_record(r) for r in read_jsonl(REAL / "session-2026-12-01T22-56-df2b720e.jsonl")]
+    prompt = next(m.message for m in second if m.message is not None)
+    assert prompt.content == "what did we echo before?"  # SessionStart's LCM context, prepended, is LCM's own
+    assert [p.raw_json for p in prompt.parts] == ['{"text":"what did we echo before?"}']
+
+
+def test_another_hooks_context_stays_as_client_authored_text() -> None:
+    record = {"id": "u", "type": "user", "content": [
+        {"text": "<hook_context>branch: main</hook_context>\n\nfix the build"},
+        {"text": "<hook_context># Restored context (LCM): memory relevant to this prompt\n...</hook_context>"}]}
+    message = FORMAT.map_record(record).message
+    assert message is not None
+    assert [(p.text, p.metadata) for p in message.parts] == [
+        ("<hook_context>branch: main</hook_context>\n\n", '{"authored_by":"client"}'), ("fix the build", None)]
+    only_lcm = FORMAT.map_record({"id": "u", "type": "user", "content": [record["content"][1]]})
+    assert (only_lcm.kind, only_lcm.message) == ("lcm_context", None)
+
+
+def test_history_restatements_and_sub_agent_runs(tmp_path: Path) -> None:
+    context = {"id": "c", "type": "user", "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}
+    assert FORMAT.map_record({"$set": {"messages": [context]}}).kind == "agent_scaffolding"
+    summary = {"id": "s", "type": "user", "content": [{"text": "<state_snapshot>...</state_snapshot>"}]}
+    assert FORMAT.map_record({"$set": {"messages": [context, summary]}}).kind == "client_meta"
+    chats = tmp_path / "tmp" / "demo" / "chats"
+    session = chats / "session-2026-12-01T10-00-5b0d3f2a.jsonl"
+    run = chats / "5b0d3f2a-1111-4000-8000-000000000000" / "9e8d7c6b-2222-4000-8000-000000000000.jsonl"
+    run.parent.mkdir(parents=True)
+    session.write_text(json.dumps({"sessionId": run.parent.name, "projectHash": "h", "kind": "main"}) + "\n")
+    run.write_text(json.dumps({"sessionId": run.stem, "projectHash": "h", "kind": "subagent"}) + "\n")
+    assert FORMAT.companions(session) == [run] and FORMAT.companions(run) == []
+    spawned = FORMAT.source_subagent(run)
+    assert (spawned.parent_session_id, spawned.agent_id, spawned.own_session) == (run.parent.name, run.stem, True)
+    assert FORMAT.source_subagent(session) is None
