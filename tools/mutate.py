@@ -25,6 +25,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,8 @@ IMPORT_ROOTS = (".", "plugins", "formats", "prompts")
 
 TARGETS: dict[str, tuple[str, ...]] = {
     "lcm_framework/scrub/": (
-        "tests/scrub/test_overlap.py", "tests/scrub/test_record_gate.py", "tests/scrub/test_structural_keys.py",
+        "tests/scrub/test_overlap.py", "tests/scrub/test_rule_scope.py", "tests/scrub/test_audit_marks.py",
+        "tests/scrub/test_record_gate.py", "tests/scrub/test_structural_keys.py",
         "tests/scrub/test_scrub_properties.py", "tests/scrub/test_beyond_gitleaks.py",
         "tests/scrub/test_gitleaks_packs.py", "tests/scrub/test_scan_report.py",
         "tests/scrub/test_independent_reference.py",
@@ -242,9 +244,11 @@ class Sandbox:
         try:
             code = process.wait(timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)  # the run's own session: its CLI and daemon children too
-            process.wait()
+            _kill(process)
             return "timeout", time.monotonic() - started
+        except BaseException:
+            _kill(process)
+            raise
         return ("survived" if code == 0 else "killed"), time.monotonic() - started
 
     def close(self) -> None:
@@ -256,6 +260,12 @@ def sample(found: list[tuple[Mutant, str]], limit: int | None) -> list[tuple[Mut
     if limit is None or limit >= len(found):
         return found
     return [found[i * len(found) // limit] for i in range(limit)]
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """Stop a test run and everything it started (its own session: CLI and daemon children too)."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def run_area(sandbox: Sandbox, paths: Sequence[str], tests: Sequence[str], limit: int | None,
@@ -310,6 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not areas:
         print("mutate: no changed module; name one (./dev mutate lcm_framework/recall/expand.py) or --all")
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run removes its copy too
     sandbox = Sandbox()
     results = []
     try:
