@@ -214,3 +214,15 @@ def test_reads_a_real_file_descriptor(tmp_path: Path) -> None:
     with path.open("rb") as fp:
         reasons = [getattr(r, "reason", None) for r in read_records(fp)]
     assert reasons == [None, Reason.INVALID_UTF8, None]
+
+
+def test_a_rejection_says_its_reason_and_never_the_record() -> None:
+    """The message is what the quarantine and ``lcm import`` show: reason code and detail, no content."""
+    secret_line = b'{"token":"Zk39fQ2xLp8sVb7Rt1Wn","token":"x"}'
+    with pytest.raises(RecordRejected) as caught:
+        parse_record(secret_line)
+    assert str(caught.value) == "record rejected: malformed-json (duplicate member name)"
+    assert caught.value.reason is Reason.MALFORMED_JSON and "Zk39" not in str(caught.value)
+    with pytest.raises(RecordRejected) as caught:
+        parse_record(b'{"a":"nul \\u0000 here"}')
+    assert str(caught.value) == "record rejected: nul-character (escaped U+0000)"
