@@ -226,3 +226,12 @@ def test_a_rejection_says_its_reason_and_never_the_record() -> None:
     with pytest.raises(RecordRejected) as caught:
         parse_record(b'{"a":"nul \\u0000 here"}')
     assert str(caught.value) == "record rejected: nul-character (escaped U+0000)"
+
+
+@pytest.mark.parametrize(("controls", "reason"), [(2, Reason.INVALID_UTF8), (3, Reason.BINARY_INPUT)])
+def test_an_undecodable_line_is_binary_above_one_control_byte_in_ten(controls: int, reason: Reason) -> None:
+    line = b"\x01" * controls + b'{"a":"\xff"}'.ljust(20 - controls, b" ")
+    assert len(line) == 20
+    with pytest.raises(RecordRejected) as caught:
+        parse_record(line)
+    assert caught.value.reason is reason
