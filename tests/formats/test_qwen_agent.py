@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import run_lcm
 
 EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "SubagentStop": 5, "PreCompact": 10, "SessionEnd": 5}
-USER_SETTINGS = {
+USER_SETTINGS: dict[str, Any] = {
     "ui": {"theme": "GitHub"},
     "hooks": {"PreToolUse": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./check.sh"}]}]},
     "mcpServers": {"docs": {"command": "npx", "args": ["-y", "docs-mcp"]}},
