@@ -36,6 +36,8 @@ PINNED = {
     "codex": Cli("@openai/codex", "0.171.0", "codex"),
     "gemini": Cli("@google/gemini-cli", "0.61.0", "gemini"),
     "qwen": Cli("@qwen-code/qwen-code", "0.24.4", "qwen"),
+    "opencode": Cli("opencode-ai", "1.18.33", "opencode"),
+    "copilot": Cli("@github/copilot", "1.0.102", "copilot"),
 }
 """One row per agent; add an agent by adding its row."""
 

@@ -16,7 +16,7 @@ from .agents import Agents
 from .fake_model import FakeModel
 from .harness import User
 
-CONTRIB_PLUGINS = ("lcm-format-gemini", "lcm-format-qwen")
+CONTRIB_PLUGINS = ("lcm-format-gemini", "lcm-format-qwen", "lcm-format-opencode", "lcm-format-copilot")
 """The contrib agent plugins the e2e users have installed (on ``PYTHONPATH``: hooks, daemon and MCP see them)."""
 
 
