@@ -5,23 +5,33 @@ A row's codec column says how its value is stored:
 * ``NULL``: plain text (short values, and every row written before schema version 2);
 * ``zstd``: zstandard without a dictionary;
 * ``zstd:<id>``: zstandard with the project's trained dictionary ``<id>`` (table ``codec_dictionaries``);
+* ``zstd:shipped-1``: zstandard with the dictionary shipped in this package (``SHIPPED_FILE``): the
+  canonical JSON of the transcript formats' sample records (``formats/samples``), the fixed structure every
+  record repeats (keys in sorted order, record and block types, usage counters). A project compresses with
+  it from its first record, before it has a dictionary of its own: on one copy of the real sessions native
+  payloads go from 0.49 of their size (zstd alone) to 0.34. The file never changes (rows name it); a better
+  one would ship under a new name beside it;
 * ``zlib``: stdlib zlib, written only where the ``zstandard`` package is missing.
 
-A project trains its first dictionary from the first ``TRAIN_BYTES`` of native payloads one connection
-stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``): transcript records of one project
-share most of their keys and phrases, so a 112 KiB dictionary takes records from about 0.49 of their size
-(zstd alone) to about 0.15. The first payloads of an import all come from its first sessions, so ``lcm
-vacuum`` trains a newer dictionary from ``TRAIN_ROWS`` rows drawn from the whole project whenever the
-project has grown ``RETRAIN_GROWTH`` times since the last one (which more than halves native payloads on
-the benchmark corpora), and rewrites the rows with it. Digests, ingest keys and compare-and-swap
-checks are computed over the plain text by the callers; only the stored bytes change.
+A project trains its own dictionary from the first ``TRAIN_BYTES`` of native payloads one connection
+stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``, once the project stores at least
+``VACUUM_TRAIN_BYTES``: a 112 KiB dictionary makes a smaller project bigger): transcript records of one
+project share most of their keys and phrases, so it takes records to about 0.15 of their size. The first
+payloads of an import all come from its first sessions, so ``lcm vacuum`` trains a newer dictionary from
+``TRAIN_ROWS`` rows drawn from the whole project whenever the project has grown ``RETRAIN_GROWTH`` times
+since the last one (which more than halves native payloads on the benchmark corpora), and rewrites the
+rows with it. Digests, ingest keys and compare-and-swap checks are computed over the plain text by the
+callers; only the stored bytes change.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import sqlite3
 import zlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 try:
@@ -44,6 +54,21 @@ RETRAIN_GROWTH = 2
 SAMPLE_BYTES = 8 * 2**20
 """At most this much of the sampled values is kept in memory for training."""
 MIN_TRAIN_SAMPLES = 100
+VACUUM_TRAIN_BYTES = 128 * 1024
+"""Stored (compressed) payload bytes a project needs before ``lcm vacuum`` trains it a dictionary."""
+SHIPPED = "zstd:shipped-1"
+SHIPPED_FILE = Path(__file__).with_name("transcript_dictionary.jsonl")
+SHIPPED_SHA256 = "0415f11fe0605dd737bbbe51fb394312296d89e4a3561ca3a0806ce2ce0a655b"
+"""Rows compressed with the shipped dictionary are readable only with exactly these bytes."""
+
+
+@functools.cache
+def shipped_dictionary() -> Any:
+    """The shipped raw-content dictionary (checked against ``SHIPPED_SHA256``)."""
+    data = SHIPPED_FILE.read_bytes()
+    if hashlib.sha256(data).hexdigest() != SHIPPED_SHA256:
+        raise RuntimeError(f"{SHIPPED_FILE.name} is not the dictionary this version of LCM shipped: reinstall LCM")
+    return zstandard.ZstdCompressionDict(data, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
 
 
 class Codec:
@@ -54,7 +79,7 @@ class Codec:
 
     def __init__(self) -> None:
         self._writer: tuple[str, Callable[[bytes], bytes]] | None = None
-        self._plain: Any = None
+        self._shipped: Any = None
         self._samples: list[bytes] = []
         self._samples_bytes = 0
         self._readers: dict[str, Any] = {}
@@ -75,16 +100,16 @@ class Codec:
         self._load(conn)
         if self._writer is not None:
             return self._writer
-        if self._plain is None:
-            self._plain = zstandard.ZstdCompressor(level=LEVEL)
-        return "zstd", self._sampling if sample else self._plain.compress
+        if self._shipped is None:
+            self._shipped = zstandard.ZstdCompressor(level=LEVEL, dict_data=shipped_dictionary())
+        return SHIPPED, self._sampling if sample else self._shipped.compress
 
     def _sampling(self, data: bytes) -> bytes:
-        """Compress without a dictionary, keeping the value as a training sample until there are enough."""
+        """Compress with the shipped dictionary, keeping the value as a training sample until there are enough."""
         if self._samples_bytes < SAMPLE_BYTES:
             self._samples.append(data)
             self._samples_bytes += len(data)
-        return bytes(self._plain.compress(data))
+        return bytes(self._shipped.compress(data))
 
     def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = (), *, records: int = 0,
               newer: bool = False) -> bool:
@@ -128,11 +153,12 @@ class Codec:
         self._loaded = True
 
     def newest(self, conn: sqlite3.Connection) -> str | None:
-        """The codec new values get once a dictionary exists (None before: nothing to rewrite into)."""
+        """The codec new values get: the project's newest dictionary, else the shipped one (None without
+        zstandard: nothing to rewrite into)."""
         if zstandard is None:
             return None
         self._load(conn, again=True)
-        return self._writer[0] if self._writer is not None else None
+        return self._writer[0] if self._writer is not None else SHIPPED
 
     def plain_size(self, conn: sqlite3.Connection, codec: str | None, value: Any) -> int:
         """Bytes of a stored value's plain UTF-8 text (zstd frames record it in their header)."""
@@ -152,9 +178,10 @@ class Codec:
             return zlib.decompress(value).decode("utf-8")
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
-        if codec == "zstd":
+        if codec in ("zstd", SHIPPED):
             if codec not in self._readers:  # a decompressor per connection: creating one costs more than a read
-                self._readers[codec] = zstandard.ZstdDecompressor()
+                self._readers[codec] = zstandard.ZstdDecompressor(
+                    dict_data=shipped_dictionary() if codec == SHIPPED else None)
         elif codec not in self._readers:
             self._load(conn, again=True)
         return self._readers[codec].decompress(value).decode("utf-8")

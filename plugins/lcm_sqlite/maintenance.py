@@ -1,8 +1,8 @@
 """Storage figures (``dbstat``) and online-safe maintenance of one project database.
 
-``compact_storage`` trains the project's dictionary from stored payloads when it has none or has grown
-enough since (``codec.py``), rewrites
-payloads stored plain or without a dictionary with the newest codec in batches of ``BATCH_ROWS`` rows
+``compact_storage`` trains the project's dictionary from stored payloads when it has none (and is large
+enough to gain from one) or has grown enough since (``codec.py``), rewrites payloads stored plain, without
+a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
 (each its own short write transaction, so hooks wait milliseconds, not minutes), then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
 also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
-from .codec import RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS
+from .codec import RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES
 from .connection import Database
 from .statements import chunks, marks
 
@@ -80,12 +80,16 @@ def compact(db: Database, path: Path, progress: Callable[[int], None] | None) ->
 
 def _train_from_stored(db: Database) -> None:
     """A dictionary trained from rows drawn from the whole project, when it has none (hook ingests never
-    train one) or has grown ``RETRAIN_GROWTH`` times since its newest one was trained."""
+    train one) and stores ``VACUUM_TRAIN_BYTES`` of payloads, or has grown ``RETRAIN_GROWTH`` times since its
+    newest one was trained."""
     with db.op("storage", write=True) as conn:
-        records = conn.execute("SELECT count(*) FROM native_records").fetchone()[0]
+        records, stored = conn.execute("SELECT count(*), coalesce(sum(length(payload)), 0) FROM native_records"
+                                       ).fetchone()
         newest = conn.execute("SELECT records FROM codec_dictionaries ORDER BY dict_id DESC LIMIT 1").fetchone()
         if newest is not None and (newest[0] or 0) * RETRAIN_GROWTH > records:
             return
+        if newest is None and stored < VACUUM_TRAIN_BYTES:
+            return  # the shipped dictionary serves it better than one of its own would
         wanted = TRAIN_ROWS
         samples: list[bytes] = []
         size = 0

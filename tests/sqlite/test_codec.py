@@ -84,7 +84,7 @@ def test_payloads_round_trip_through_every_codec(make_factory: MakeFactory, tmp_
     assert [r.ingest_key for r in stored] == [r.ingest_key for r in first + later + fallback]
     assert [r.content_sha256 for r in stored] == [r.content_sha256 for r in first + later + fallback]
     used = _codecs(tmp_path)
-    assert used == {"zstd": 300, "zstd:1": 50, "zlib": 20}  # trained after the first batch
+    assert used == {codec.SHIPPED: 300, "zstd:1": 50, "zlib": 20}  # trained after the first batch
     stored_bytes = sum(len(r.payload_json.encode()) for r in stored)
     raw = sqlite3.connect(db_path(tmp_path, ref()))
     on_disk = raw.execute("SELECT sum(length(payload)) FROM native_records").fetchone()[0]
@@ -118,7 +118,7 @@ def test_a_rolled_back_dictionary_is_never_used(make_factory: MakeFactory, tmp_p
     with pytest.raises(Exception, match="rolled back"):
         storage.transaction(train_then_fail)
     storage.native_transcripts.ingest_batch(_records(10), source_key="src", expected=None, new_checkpoint=_cp(9))
-    assert _codecs(tmp_path) == {"zstd": 10}
+    assert _codecs(tmp_path) == {codec.SHIPPED: 10}
     assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
         [r.payload_json for r in _records(10)]
 
@@ -132,7 +132,7 @@ def test_an_import_trains_its_dictionary_from_enough_bytes_not_from_its_first_sm
                               json.dumps({"n": n, "type": "progress", "ok": True, "padding": "x" * 90}),
                               f"{n + 7:064x}", "lcm-scrub/1:" + "ab" * 32, NOW) for n in range(800)]
     storage.native_transcripts.ingest_batch(tiny, source_key="src", expected=None, new_checkpoint=_cp(799))
-    assert _codecs(tmp_path) == {"zstd": 800}
+    assert _codecs(tmp_path) == {codec.SHIPPED: 800}
     assert _dictionaries(tmp_path) == 0
     big = _records(3000, start=800)
     assert sum(len(r.payload_json) for r in big[:1800]) > codec.TRAIN_BYTES
@@ -142,7 +142,67 @@ def test_an_import_trains_its_dictionary_from_enough_bytes_not_from_its_first_sm
                                                      new_checkpoint=_cp(800 + start + 599)).checkpoint
     used = _codecs(tmp_path)
     assert _dictionaries(tmp_path) == 1
-    assert used.get("zstd:1", 0) >= 1200 and used["zstd"] <= 800 + 1800
+    assert used.get("zstd:1", 0) >= 1200 and used[codec.SHIPPED] <= 800 + 1800
     stored = storage.native_transcripts.list_by_native_session("session-1")
     assert [r.payload_json for r in stored] == [r.payload_json for r in tiny + big]
     storage.close()
+
+
+def test_a_new_project_compresses_with_the_shipped_dictionary_from_its_first_record(
+        make_factory: MakeFactory, tmp_path: Path) -> None:
+    """A small project has no dictionary of its own, yet its records compress better than with zstd alone:
+    the shipped dictionary holds the structure every transcript record repeats."""
+    sample = (Path(__file__).parents[2] / "formats/samples/claude/projects/-home-dev-orders-api/"
+              "7c1f3a52-4b8e-4d2a-9e61-0a5b3c9d2f18.jsonl").read_text().splitlines()
+    records = [NativeRecordInput(f"{n:064x}", FMT, "session-1", "proj/a.jsonl", n,
+                                 line.replace("7c1f3a52", "0badcafe"),  # not the dictionary's own bytes
+                                 f"{n + 7:064x}", "lcm-scrub/1:" + "ab" * 32, NOW) for n, line in enumerate(sample)]
+    storage = make_factory().open_project(ref())
+    storage.native_transcripts.ingest_batch(records, source_key="src", expected=None,
+                                            new_checkpoint=_cp(len(records) - 1))
+    assert _codecs(tmp_path) == {codec.SHIPPED: len(records)}
+    assert _dictionaries(tmp_path) == 0
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    on_disk = raw.execute("SELECT sum(length(payload)) FROM native_records").fetchone()[0]
+    raw.close()
+    import zstandard
+
+    alone = zstandard.ZstdCompressor(level=codec.LEVEL)
+    assert on_disk < 0.8 * sum(len(alone.compress(r.payload_json.encode())) for r in records)
+    storage.close()
+    storage = make_factory().open_project(ref())
+    assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
+        [r.payload_json for r in records]
+
+
+def test_rows_written_without_a_dictionary_by_an_older_version_still_read_back(
+        make_factory: MakeFactory, tmp_path: Path) -> None:
+    import zstandard
+
+    storage = make_factory().open_project(ref())
+    records = _records(5)
+    storage.native_transcripts.ingest_batch(records, source_key="src", expected=None, new_checkpoint=_cp(4))
+    storage.close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    plain = zstandard.ZstdCompressor(level=codec.LEVEL)
+    raw.executemany("UPDATE native_records SET payload_codec = 'zstd', payload = ? WHERE source_ordinal = ?",
+                    [(plain.compress(r.payload_json.encode()), r.source_ordinal) for r in records])
+    raw.commit()
+    raw.close()
+    assert _codecs(tmp_path) == {"zstd": 5}
+    storage = make_factory().open_project(ref())
+    assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
+        [r.payload_json for r in records]
+
+
+def test_a_changed_shipped_dictionary_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows compressed with the shipped dictionary read back only with its exact bytes."""
+    changed = tmp_path / "transcript_dictionary.jsonl"
+    changed.write_bytes(codec.SHIPPED_FILE.read_bytes() + b"\n")
+    monkeypatch.setattr(codec, "SHIPPED_FILE", changed)
+    codec.shipped_dictionary.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="reinstall"):
+            codec.shipped_dictionary()
+    finally:
+        codec.shipped_dictionary.cache_clear()
