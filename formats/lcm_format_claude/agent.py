@@ -31,8 +31,10 @@ from lcm_framework.plugin_api.agents import (
 )
 
 # SubagentStop: a Task/Agent sub-agent finished; its transcript (subagents/agent-<id>.jsonl) is imported.
+# PostToolUse: a passive event (tool, status, files, capped command/error) captured into the outbox.
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
-          HookEvent("SubagentStop", 5), HookEvent("PreCompact", 10), HookEvent("SessionEnd", 5))
+          HookEvent("SubagentStop", 5), HookEvent("PreCompact", 10), HookEvent("SessionEnd", 5),
+          HookEvent("PostToolUse", 5))
 
 
 class ClaudeCode:

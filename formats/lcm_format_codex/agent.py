@@ -31,8 +31,9 @@ from lcm_framework.plugin_api.agents import (
 from . import trust
 
 # Codex caps SessionEnd at 3 s. It has no SubagentStop: a sub-agent's rollout is a session of its own.
+# PostToolUse: a passive event (tool, status, files, capped command/error) captured into the outbox.
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
-          HookEvent("PreCompact", 10), HookEvent("SessionEnd", 3))
+          HookEvent("PreCompact", 10), HookEvent("SessionEnd", 3), HookEvent("PostToolUse", 5))
 MCP_TABLE = ("mcp_servers", "lcm")
 
 

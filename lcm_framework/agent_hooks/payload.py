@@ -2,7 +2,8 @@
 
 Every supported agent sends the same hook JSON shape (``session_id``,
 ``transcript_path``, ``cwd``, ``hook_event_name`` plus event fields); this
-reader needs no plugin, so a hook never pays for loading them.
+reader needs no plugin, so a hook never pays for loading them. A passive event
+(PostToolUse) also keeps the capped facts of its tool call (``sync.facts``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from ..sync.facts import PASSIVE_EVENTS, tool_facts
 
 MAX_STDIN_BYTES = 1024 * 1024
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -69,6 +72,10 @@ def parse(raw: bytes, *, event: str, agent: str | None) -> HookInput:
     named = _text(data.get("hook_event_name"))
     extra = {k: data[k] for k in EXTRA_FIELDS
              if isinstance(data.get(k), bool | int) or _text(data.get(k)) is not None}
+    if (event or named) in PASSIVE_EVENTS:
+        facts = tool_facts(data)
+        if facts is not None and not any(_SURROGATE.search(str(v)) or "\x00" in str(v) for v in facts.values()):
+            extra["tool_facts"] = facts
     prompt = data.get("prompt")
     notes: tuple[str, ...] = ()
     if isinstance(prompt, str) and _SURROGATE.search(prompt):

@@ -136,8 +136,11 @@ def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, 
     except Exception as exc:  # a broken config must not break the agent
         _warn(err, f"configuration unusable ({exc}); using defaults")
         settings = default_settings(hook, env)
-    budget = timeout_s or (SESSION_START_BUDGET_S if hook.event == "SessionStart" else BUDGET_S)
     payload = hook.forward(settings.project)
+    if "tool_facts" in payload:  # a passive event: durable in the outbox at once, promoted by the daemon
+        _capture(settings, hook, payload, err)
+        return
+    budget = timeout_s or (SESSION_START_BUDGET_S if hook.event == "SessionStart" else BUDGET_S)
     client = DaemonClient.for_home(settings.home, settings.port, timeout_s=budget)
     body: dict[str, Any] = {"event": hook.event, "payload": payload}
     if hook.event == "UserPromptSubmit" and hook.prompt:
@@ -219,6 +222,16 @@ def _fallback(settings: HookSettings, hook: HookInput, payload: dict[str, Any], 
             spawn_throttled(settings.home, settings.port)
         except OSError as exc:
             _warn(err, f"could not start the daemon: {exc}")
+
+
+def _capture(settings: HookSettings, hook: HookInput, payload: dict[str, Any], err: TextIO) -> None:
+    from ..outbox import Outbox, OutboxError, outbox_path
+
+    try:
+        with Outbox(outbox_path(settings.home)) as box:
+            box.capture(hook.event, payload)
+    except OutboxError as exc:
+        _warn(err, f"{hook.event}: the outbox refused the event: {exc}")
 
 
 def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: TextIO,

@@ -31,7 +31,7 @@ class HookEvent:
     """One hook LCM installs: LCM's event, its time limit, and the agent's own name for it when different.
 
     ``event`` is one the daemon handles (``daemon.service.HOOK_EVENTS``: SessionStart, UserPromptSubmit,
-    Stop, SubagentStop, PreCompact, PostCompact, SessionEnd)."""
+    Stop, SubagentStop, PreCompact, PostCompact, SessionEnd, and the passive PostToolUse)."""
 
     event: str
     timeout_s: int

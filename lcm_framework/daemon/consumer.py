@@ -1,4 +1,5 @@
-"""The daemon's outbox consumer: hook events stored while nobody could take them, processed in order."""
+"""The daemon's background work on the outbox: the consumer (local promotion of hook events, in order) and,
+on a backend with an inbox, the team-sync drain (``sync.worker``), two independent loops."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataValidationError, TranscriptError
-from ..outbox import Outbox, outbox_path
+from ..outbox import Outbox, OutboxEvent, outbox_path
+
+if TYPE_CHECKING:
+    from ..sync.worker import DrainWorker
 
 log = logging.getLogger("lcm.daemon")
 
@@ -19,17 +23,20 @@ DRAIN_INTERVAL_S = 2.0
 KEEP_PROCESSED_S = 7 * 24 * 3600.0
 
 Run = Callable[..., Awaitable[Any]]
-Handle = Callable[[str, Mapping[str, Any]], Awaitable[Any]]
+Handle = Callable[[OutboxEvent, "Outbox"], Awaitable[Any]]
+LocalOnly = Callable[[Mapping[str, Any]], Awaitable[bool]]
 
 
 class OutboxConsumer:
-    """Drains the outbox of ``home`` through ``handle(event, payload)`` (blocking calls through ``run``),
+    """Drains the outbox of ``home`` through ``handle(event, outbox)`` (blocking calls through ``run``),
     every ``DRAIN_INTERVAL_S`` or when woken; a permanent error marks the event processed (its code kept
-    in the event, logged), any other leaves it to be retried."""
+    in the event, logged), any other leaves it to be retried. ``local_only(payload)`` says whether the
+    event's backend has no inbox (then it is never delivered either, and retention may drop it)."""
 
     def __init__(self, home: Path, run: Run, handle: Handle, describe: Callable[[BaseException], str],
-                 code: Callable[[BaseException], str]) -> None:
+                 code: Callable[[BaseException], str], local_only: LocalOnly) -> None:
         self.home, self._run, self._handle, self._describe, self._code = home, run, handle, describe, code
+        self._local_only = local_only
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.closing = False
@@ -70,15 +77,16 @@ class OutboxConsumer:
                     if self.closing:
                         break
                     try:
-                        await self._handle(item.event, item.payload)
+                        await self._handle(item, box)
                     except PERMANENT_ERRORS as exc:
-                        await run(box.mark_processed, item.uuid, error_code=code(exc))
+                        await run(box.mark_processed, item.uuid, error_code=code(exc),
+                                  local_only=await self._local_only(item.payload))
                         log.warning("outbox event %s (%s) given up: %s", item.seq, item.event, self._describe(exc))
                     except Exception as exc:
                         await run(box.mark_failed, item.uuid, code(exc))
                         log.warning("outbox event %s failed (%s); will retry", item.seq, code(exc))
                     else:
-                        await run(box.mark_processed, item.uuid)
+                        await run(box.mark_processed, item.uuid, local_only=await self._local_only(item.payload))
                         done += 1
                 if len(batch) < DRAIN_BATCH:
                     break
@@ -91,6 +99,69 @@ class OutboxConsumer:
 
     async def stop(self, timeout_s: float) -> None:
         """Let the current event finish (bounded by ``timeout_s``), then stop."""
+        self.closing = True
+        self._wakeup.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=timeout_s)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+
+class DrainLoop:
+    """The team-sync drain in the background: ``worker.run_once`` (through ``run``) every ``interval_s`` or
+    when woken, while ``enabled()`` (the backend has an inbox). An outage is logged once per change and
+    retried at the next tick; nothing is lost meanwhile (``sync.worker``)."""
+
+    def __init__(self, run: Run, make_worker: Callable[[], DrainWorker | None], interval_s: float,
+                 describe: Callable[[BaseException], str]) -> None:
+        self._run, self._make, self._interval, self._describe = run, make_worker, interval_s, describe
+        self._worker: DrainWorker | None = None
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False
+        self.passes = 0
+        self.applied = 0
+        self.last_error: str | None = None
+
+    def wake(self) -> None:
+        self._wakeup.set()
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._loop())
+
+    async def _loop(self) -> None:
+        while not self.closing:
+            try:
+                await self.tick()
+            except Exception as exc:
+                error = self._describe(exc)
+                if error != self.last_error:
+                    log.warning("team sync drain failed: %s (retrying)", error)
+                self.last_error = error
+            try:
+                await asyncio.wait_for(self._wakeup.wait(), timeout=self._interval)
+            except TimeoutError:
+                pass
+            self._wakeup.clear()
+
+    async def tick(self) -> None:
+        """One pass, when the backend has an inbox (the worker is built on first use)."""
+        if self._worker is None:
+            self._worker = await self._run(self._make)
+            if self._worker is None:
+                self.closing = True  # no inbox (SQLite): nothing to deliver, ever
+                return
+        report = await self._run(self._worker.run_once)
+        self.passes += 1
+        self.applied += report.applied
+        if report.errors:
+            self.last_error = report.errors[-1]
+        elif report.progressed:
+            self.last_error = None
+
+    async def stop(self, timeout_s: float) -> None:
+        """Let the current pass finish (bounded by ``timeout_s``), then stop."""
         self.closing = True
         self._wakeup.set()
         if self._task is not None:

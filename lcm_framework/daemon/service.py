@@ -24,7 +24,7 @@ from ..ingest.errors import IngestError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
 from ..paths import find_project_root, project_id_for
 from . import operations
-from .consumer import OutboxConsumer
+from .consumer import DrainLoop, OutboxConsumer
 from .projects import ProjectScopes
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
     "PreCompact": ("ingest", "full"),
     "PostCompact": ("ingest", None),
     "SessionEnd": ("ingest", "full"),
+    "PostToolUse": ("passive", None),  # passive learning only (sync.learning); the next Stop ingests
 }
 # Events an agent sends before it writes a new session's transcript: a missing one is nothing to ingest yet
 # (a later event of the session ingests it), not an error.
@@ -60,7 +61,9 @@ class DaemonService:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
-        self.consumer = OutboxConsumer(config.home, self.run, self.hook, _describe, _code)
+        self.consumer = OutboxConsumer(config.home, self.run, self.consume, _describe, _code, self._local_only)
+        self._sync_projects: Any = None
+        self.drain = DrainLoop(self.run, self._drain_worker, float(config.get("sync.interval_s")), _describe)
 
     # --- threads and locks ---------------------------------------------------
 
@@ -141,6 +144,8 @@ class DaemonService:
         session_id = _text(payload.get("session_id"))
         path = hook_transcript(payload)
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
+        if action == "passive":
+            return result  # promoted from the outbox (``consume``), where the event is durable first
         if path is not None:
             if await self.run(regular_file, path):
                 agent = hook_transcript(payload, "agent_transcript_path")
@@ -194,13 +199,52 @@ class DaemonService:
                               session_id=session_id, min_score=float(app.config.get("memory.recall_min_score")),
                               max_tokens=int(app.config.get("memory.recall_max_tokens")))
 
-    # --- the outbox consumer -----------------------------------------------
+    # --- the outbox consumer and the team-sync drain ---------------------------
+
+    async def consume(self, item: OutboxEvent, box: Outbox) -> Any:
+        """Promote one outbox event locally: a passive event's learning, any other event's hook work."""
+        if HOOK_EVENTS.get(item.event, ("ingest", None))[0] != "passive":
+            return await self.hook(item.event, item.payload)
+        from ..scrub.gate import project_scrubber
+        from ..sync.learning import fail_then_fix
+
+        project = hook_project(item.payload)
+        app = self.projects.app_for(project)
+        previous = await self.run(box.previous_tool_event, item)
+        scrubber = project_scrubber(app)
+
+        def learn() -> int | None:
+            with app.project(project) as storage:
+                return fail_then_fix(storage, item, previous, lambda text: scrubber.scrub_text(text)[0])
+
+        return await self.run(learn)
+
+    async def _local_only(self, payload: Mapping[str, Any]) -> bool:
+        """Whether the event's backend has no inbox (it will never be delivered); unknown: not local only."""
+        try:
+            app = self.projects.app_for(hook_project(payload))
+            return not await self.run(lambda: app.storage.capabilities.passive_inbox)
+        except LcmError:
+            return False
+
+    def _drain_worker(self) -> Any:
+        """The team-sync worker when the backend has an inbox, else None (built in a worker thread)."""
+        from ..sync.projects import AppProjects
+        from ..sync.worker import DrainSettings, DrainWorker
+
+        if not self.projects.app_for(self.config.project_root).storage.capabilities.passive_inbox:
+            return None
+        self._sync_projects = AppProjects(self.projects.app_for, lambda: self.projects.roots)
+        return DrainWorker(self.config.home, self._sync_projects, DrainSettings.from_config(self.config),
+                           env=self.config.env)
 
     def wake_consumer(self) -> None:
         self.consumer.wake()
+        self.drain.wake()
 
     def start_consumer(self) -> None:
         self.consumer.start()
+        self.drain.start()
 
     async def drain_outbox(self) -> int:
         """Process due outbox events now (see ``OutboxConsumer.drain``)."""
@@ -217,6 +261,8 @@ class DaemonService:
             "background_tasks": len(self._tasks),
             "outbox": backlog_report(self.config.home),
             "drained_events": self.consumer.drained_events,
+            "sync": {"running": not self.drain.closing, "passes": self.drain.passes, "applied": self.drain.applied,
+                     "last_error": self.drain.last_error},
         }
 
     # --- shutdown -----------------------------------------------------------
@@ -224,6 +270,9 @@ class DaemonService:
     async def close(self, *, drain_timeout_s: float = 30.0) -> None:
         """Stop the consumer, let background work finish (bounded), then close every project's storage."""
         await self.consumer.stop(drain_timeout_s)
+        await self.drain.stop(drain_timeout_s)
+        if self._sync_projects is not None:
+            await self.run(self._sync_projects.close)
         if self._tasks:
             _done, pending = await asyncio.wait(set(self._tasks), timeout=drain_timeout_s)
             for task in pending:

@@ -28,6 +28,16 @@ class AppProjects:
             found = self._open[root] = app.storage.open_project(app.project_ref(Path(root)))
         return found
 
+    def existing(self, root: str) -> ProjectStorage | None:
+        found = self._open.get(root)
+        if found is None:
+            app = self._app_for(Path(root))
+            opened = app.storage.open_existing_project(app.project_ref(Path(root)))
+            if opened is None:
+                return None
+            found = self._open[root] = opened
+        return found
+
     def scrub(self, root: str, text: str) -> str:
         from ..scrub.gate import project_scrubber
 

@@ -53,7 +53,12 @@ MAX_ROUNDS = 50
 class ProjectAccess(Protocol):
     """The worker's way to a project's storage and scrubber, by root path."""
 
-    def storage(self, root: str) -> ProjectStorage: ...
+    def storage(self, root: str) -> ProjectStorage:
+        """The project's storage, created when missing (this machine has events to deliver to it)."""
+        ...
+    def existing(self, root: str) -> ProjectStorage | None:
+        """The project's storage when the backend holds it (nothing is created)."""
+        ...
     def scrub(self, root: str, text: str) -> str: ...
     def roots(self) -> Sequence[str]:
         """Roots to apply other machines' events for besides those in the outbox."""
@@ -136,26 +141,31 @@ class DrainWorker:
         if not path.exists() and not self.projects.roots():
             return report
         with Outbox(path) as box:
-            roots = list(dict.fromkeys([*box.project_roots(), *self.projects.roots()]))
-            if not roots:
+            own = box.project_roots()
+            scopes = {root: found for root in own if (found := self._storage_or_none(root, report)) is not None}
+            for root in self.projects.roots():  # others' events are applied where a project already exists
+                if root not in scopes and (found := self.projects.existing(root)) is not None:
+                    scopes[root] = found
+            if not scopes:
                 return report
+            roots = list(scopes)
             machine = box.machine_id
-            lease = self.projects.storage(roots[0]).passive_inbox.acquire_drain_lease(
-                machine, self.holder, self.settings.lease_ttl_s)
+            lease = scopes[roots[0]].passive_inbox.acquire_drain_lease(machine, self.holder,
+                                                                       self.settings.lease_ttl_s)
             if lease is None:
                 report.lease = False
                 return report
             try:
                 if deliver:
                     lease = self._deliver(box, machine, lease, report)
-                    lease = self._apply(roots, lease, report)
+                    lease = self._apply(scopes, lease, report)
                 lease = self._acknowledge(box, lease, report)
                 lease = self._prune(box, lease, report)
             except LeaseLost:
                 report.lease = False
                 report.errors.append("the drain lease was lost; another worker continues")
                 return report
-            self.projects.storage(roots[0]).passive_inbox.release_drain_lease(lease)
+            scopes[roots[0]].passive_inbox.release_drain_lease(lease)
         return report
 
     def drain(self, *, max_passes: int = 1000) -> DrainReport:
@@ -234,11 +244,8 @@ class DrainWorker:
 
     # --- 2. apply ---------------------------------------------------------------
 
-    def _apply(self, roots: Sequence[str], lease: Lease, report: DrainReport) -> Lease:
-        for root in roots:
-            storage = self._storage_or_none(root, report)
-            if storage is None:
-                continue
+    def _apply(self, scopes: Mapping[str, ProjectStorage], lease: Lease, report: DrainReport) -> Lease:
+        for root, storage in scopes.items():
             for _round in range(MAX_ROUNDS):
                 try:
                     claims = storage.passive_inbox.claim(lease, limit=self.settings.batch,

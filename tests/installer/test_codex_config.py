@@ -55,7 +55,8 @@ def test_install_trusts_every_lcm_hook_at_its_position(codex_home: Path) -> None
     config = tomllib.loads((codex_home / "config.toml").read_text())
     state = config["hooks"]["state"]
     ours = codex_trust.lcm_hooks(codex_home / "hooks.json", hooks)
-    assert {t.event for t in ours} == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"}
+    assert {t.event for t in ours} == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd",
+                                       "PostToolUse"}
     # the user's SessionStart group comes first, so LCM's is group 1 there
     assert f"{codex_home / 'hooks.json'}:session_start:1:0" in state
     assert {k: v["trusted_hash"] for k, v in state.items()} == {t.key: t.hash for t in ours}

@@ -192,6 +192,10 @@ def test_postgresql_unreachable_for_a_while_loses_nothing(pg: TestDatabase, pg_s
             with pytest.raises(StorageUnavailableError):
                 wa.run_once()
             assert sum(e.delivery == "pending" for e in a.events()) == 4  # kept, in order, for later
+            with Outbox(outbox_path(a.home)) as box:  # processed locally meanwhile: retention keeps them
+                for event in box.events():
+                    box.mark_processed(event.uuid)
+                assert box.prune_processed(older_than_s=0) == 3 and len(box.events()) == 4
             proxy.start()
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:

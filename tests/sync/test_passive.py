@@ -1,0 +1,92 @@
+"""Passive events: what a PostToolUse hook keeps, its capture into the outbox, and the daemon's local
+learning from it; with SQLite nothing is delivered anywhere and retention works as before."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lcm_framework.config import load_config
+from lcm_framework.daemon.service import DaemonService
+from lcm_framework.outbox import Outbox, outbox_path
+from lcm_framework.sync.facts import MAX_TEXT, tool_facts
+from tests.conftest import OFFLINE_ENV
+
+from .machines import plugins
+
+
+def test_tool_facts_keep_capped_facts_and_never_the_output() -> None:
+    failing = tool_facts({"tool_name": "Bash", "tool_input": {"command": "make test " + "x" * 1000},
+                          "tool_response": {"exit_code": 2, "stderr": "E   boom " * 200, "stdout": "SECRET OUTPUT"}})
+    assert failing is not None and failing["status"] == "exit 2"
+    assert len(failing["command"]) == MAX_TEXT and len(failing["error"]) == MAX_TEXT
+    assert "SECRET OUTPUT" not in json.dumps(failing)
+    edit = tool_facts({"tool_name": "MultiEdit", "tool_input": {"file_path": "/p/a.py", "edits": [
+        {"file_path": "/p/a.py"}, {"file_path": "/p/b.py"}]}, "tool_response": {"success": True}})
+    assert edit == {"tool": "MultiEdit", "status": "ok", "files": ["/p/a.py", "/p/b.py"]}
+    patch = tool_facts({"tool_name": "apply_patch", "tool_input": {
+        "command": "*** Begin Patch\n*** Update File: src/x.py\n@@\n*** Add File: src/y.py\n*** End Patch"}})
+    assert patch == {"tool": "apply_patch", "status": "ok", "files": ["src/x.py", "src/y.py"]}
+    assert tool_facts({"tool_name": "Read", "tool_response": {"is_error": True, "error": "no such file"}}) == {
+        "tool": "Read", "status": "error", "error": "no such file"}
+    assert tool_facts({"tool_input": {}}) is None
+
+
+def test_a_post_tool_use_hook_is_captured_in_the_outbox_with_the_daemon_down(tmp_path: Path) -> None:
+    home, project = tmp_path / "lcm-home", tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    hook = {"session_id": "s1", "transcript_path": str(project / "t.jsonl"), "cwd": str(project),
+            "hook_event_name": "PostToolUse", "tool_name": "Edit",
+            "tool_input": {"file_path": str(project / "src/a.py"), "old_string": "SECRET CONTENT"},
+            "tool_response": {"filePath": str(project / "src/a.py"), "newString": "MORE CONTENT"}}
+    done = subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", "hook", "PostToolUse"],
+                          input=json.dumps(hook), capture_output=True, text=True, timeout=30,
+                          env={**os.environ, **OFFLINE_ENV, "LCM_HOME": str(home), "LCM_DAEMON_PORT": "9"})
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    with Outbox(outbox_path(home)) as box:
+        (event,) = box.events()
+    assert event.event == "PostToolUse" and event.payload["project"] == str(project.resolve())
+    assert event.payload["tool_facts"] == {"tool": "Edit", "status": "ok", "files": [str(project / "src/a.py")]}
+    assert "CONTENT" not in json.dumps(event.payload)
+    assert not (home / "daemon.spawn").exists()  # a passive event never starts the daemon
+
+
+def test_the_daemon_learns_a_fix_after_a_failure_and_sqlite_delivers_nothing(lcm_env: Path, tmp_path: Path) -> None:
+    project = (tmp_path / "proj").resolve()
+    (project / ".git").mkdir(parents=True)
+    service = DaemonService(load_config(project=project, plugins=plugins()), plugins())
+    with Outbox(outbox_path(service.config.home)) as box:
+        def tool(command: str, status: str, error: str | None = None) -> str:
+            facts = {"tool": "Bash", "command": command, "status": status, **({"error": error} if error else {})}
+            return box.capture("PostToolUse", {"session_id": "s1", "cwd": str(project), "project": str(project),
+                                               "tool_facts": facts}).uuid
+
+        failed = tool("pytest tests/test_api.py", "exit 1", "ModuleNotFoundError: No module named 'orders'")
+        fixed = tool("pytest -p no:cacheprovider tests/test_api.py --rootdir=.", "ok")
+        tool("pytest -p no:cacheprovider tests/test_api.py --rootdir=.", "ok")  # passing again: nothing new
+
+    async def scenario() -> None:
+        assert await service.drain_outbox() == 3
+        await service.drain.tick()  # SQLite: the team-sync drain switches itself off
+        assert service.drain.closing and service.status()["sync"]["running"] is False
+        await service.close()
+
+    asyncio.run(scenario())
+    app_storage = load_config(project=project, plugins=plugins())
+    from lcm_framework.app import App
+
+    app = App(app_storage, plugins())
+    try:
+        with app.project(project) as storage:
+            (memory,) = storage.promoted_memory.list_memories(tag="fix")
+    finally:
+        app.close()
+    assert "pytest tests/test_api.py" in memory.content and "ModuleNotFoundError" in memory.content
+    assert json.loads(memory.metadata or "{}")["events"] == [failed, fixed]
+    with Outbox(outbox_path(service.config.home)) as box:
+        assert {e.delivery for e in box.events()} == {"local_only"}  # never delivered: there is no inbox
+        assert box.prune_processed(older_than_s=0) == 3  # retention as before for a solo user
