@@ -26,7 +26,7 @@ class SessionInfo:
     conversation_ids: tuple[int, ...]
     """The session's segments, oldest first."""
     agent: str | None
-    """The client that wrote the transcript (``claude-code``, ``codex`` ...); ``None`` when no record says."""
+    """The client that wrote the transcript (its format's client name); ``None`` when no record says."""
     first_at: datetime
     last_at: datetime
     messages: int

@@ -41,7 +41,7 @@ def test_json_summary_then_human_summary_and_failures(tmp_path: Path) -> None:
     assert sum(f["records"] for f in per_file.values()) == summary["records"]
     again = run_lcm("import", str(src), str(tmp_path / "missing.jsonl"), str(src / "notes.jsonl"))
     assert again.returncode == 1
-    assert "0 new messages" in again.stdout and "quarantined: 0" in again.stdout
+    assert "nothing new was imported" in again.stdout and "quarantined: 0" in again.stdout
     assert "not_found" in again.stdout and "unknown_format" in again.stdout
     bad = run_lcm("import", str(src), "--batch-size", "0")
     assert bad.returncode == 2 and "batch size" in bad.stderr
