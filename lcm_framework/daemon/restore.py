@@ -3,7 +3,8 @@
 The SessionStart hook's ``source`` (the agents send it) decides:
 
 * ``startup`` / ``clear`` (a new session): the project's most recent other
-  conversation as it stands in LCM's context: its in-context summaries and the
+  session (a sub-agent's run is part of the session that started it, never
+  restored on its own) as it stands in LCM's context: its in-context summaries and the
   raw messages after them (the fresh tail, never compacted yet), so a short
   session that was never compacted is still carried over.
 * ``compact`` (the agent just compacted this session): the session's own
@@ -75,9 +76,11 @@ def _items(storage: ProjectStorage, session_id: str | None, source: str | None,
         items = [i for i in storage.context.list_items(own) if i.kind is ContextItemKind.SUMMARY]
     if items:
         return items, session_id
-    if source not in ("resume", "compact"):
-        for conversation in reversed(storage.conversations.list_conversations()):
-            if conversation.session_id != session_id:
+    if source not in ("resume", "compact"):  # the newest other session of the project, never a sub-agent's run
+        conversations = storage.conversations
+        for conversation in reversed(conversations.list_conversations()):
+            if conversation.session_id != session_id and \
+                    conversations.get_subagent_link(conversation.conversation_id) is None:
                 items = storage.context.list_items(conversation.conversation_id)
                 if items:
                     return items, conversation.session_id
