@@ -39,7 +39,7 @@ def run_checks(app: App, env: Mapping[str, str]) -> list[Check]:
     checks: list[Callable[[App, Mapping[str, str]], Check | list[Check]]] = [
         check_config, check_plugins, check_scrubber, check_storage, check_integrity, check_scrub_audit,
         check_summarizer,
-        check_agents, check_daemon, check_outbox, check_free_space,
+        check_agents, check_daemon, check_outbox, check_sync, check_free_space,
     ]
     results: list[Check] = []
     for fn in checks:
@@ -243,6 +243,23 @@ def check_outbox(app: App, env: Mapping[str, str]) -> Check:
                  data=data)
 
 
+def check_sync(app: App, env: Mapping[str, str]) -> Check:
+    """Team sync (PostgreSQL inbox): a stuck or growing backlog, or quarantined events, is a warning."""
+    from .sync.status import summary
+
+    found = summary(app)
+    verdict, detail = found["verdict"], found["detail"]
+    if verdict == "solo":
+        return Check("sync", OK, "local only (the backend has no inbox)", data=found)
+    if verdict in ("stuck", "growing", "unavailable"):
+        return Check("sync", WARN, f"backlog {verdict}: {detail}", fix="lcm sync status; lcm sync drain",
+                     data=found)
+    if found.get("quarantined"):
+        return Check("sync", WARN, f"{found['quarantined']} event(s) quarantined; {detail}",
+                     fix="lcm sync quarantine list, then lcm sync replay ID", data=found)
+    return Check("sync", OK, detail, data=found)
+
+
 def project_stats(app: App) -> list[dict[str, Any]]:
     """Per project: counts, summaries by depth, compression ratio, size, redactions."""
     rows = []
@@ -315,6 +332,7 @@ def status_snapshot(app: App) -> dict[str, Any]:
     """One screen: daemon, backend, projects, outbox backlog."""
     from .daemon.lifecycle import state
     from .outbox import backlog_report
+    from .sync.status import summary as sync_summary
 
     port = int(app.config.get("daemon.port"))
     daemon = state(app.config.home, port)
@@ -339,5 +357,6 @@ def status_snapshot(app: App) -> dict[str, Any]:
         "projects": projects,
         "current_project": str(app.config.project_root),
         "outbox": outbox,
+        "sync": sync_summary(app),
         "integrity": integrity,
     }

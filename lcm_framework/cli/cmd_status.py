@@ -38,6 +38,7 @@ def run(args: argparse.Namespace, app: App) -> int:
         if outbox.get("last_error"):
             line += f" (last error: {outbox['last_error']})"
         print(line)
+    print(f"sync:     {snap['sync']['verdict']}: {snap['sync']['detail']}")
     integrity = snap["integrity"]
     if "error" in integrity:
         print(f"integrity: not checked: {integrity['error']}")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from ..app import App
@@ -38,9 +36,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
+    from ..config import parse_overrides
     from ..sync import status as sync_status
 
-    with _access(args, app) as (projects, roots):
+    with sync_status.project_access(app, parse_overrides(args.overrides)) as (projects, roots):
         if args.action == "status":
             snap = sync_status.sync_status(app, projects, roots)
             _print(args, snap, _status_lines(snap))
@@ -54,7 +53,8 @@ def run(args: argparse.Namespace, app: App) -> int:
             remote = [{"root": root, "event_uuid": r.event_uuid, "machine_id": r.machine_id, "seq": r.seq,
                        "event": r.event, "attempts": r.attempts, "reason": r.last_error,
                        "quarantined_at": r.quarantined_at} for root in roots
-                      for r in projects.storage(root).passive_inbox.quarantined()]
+                      if (storage := projects.existing(root)) is not None
+                      for r in storage.passive_inbox.quarantined()]
             result: dict[str, Any] = {"local": [q for q in local if q["where"] == "local"], "inbox": remote}
             lines = [f"inbox  {q['event_uuid']}  machine {q['machine_id']} #{q['seq']} {q['event']}: {q['reason']}"
                      for q in remote]
@@ -82,31 +82,6 @@ def run(args: argparse.Namespace, app: App) -> int:
         return 0
 
 
-@contextmanager
-def _access(args: argparse.Namespace, app: App) -> Iterator[tuple[Any, list[str]]]:
-    """(ProjectAccess or None without an inbox, the roots to look at: the outbox's and the current one)."""
-    from ..config import parse_overrides
-    from ..outbox import Outbox, outbox_path
-    from ..sync.projects import AppProjects, StandaloneApps
-
-    if not app.storage.capabilities.passive_inbox:
-        yield None, []
-        return
-    path = outbox_path(app.config.home)
-    roots: list[str] = []
-    if path.exists():
-        with Outbox(path) as box:
-            roots = box.project_roots()
-    current = str(app.config.project_root)
-    apps = StandaloneApps(app, parse_overrides(args.overrides))
-    projects = AppProjects(apps.app_for, lambda: [current])
-    try:
-        yield projects, list(dict.fromkeys([*roots, current]))
-    finally:
-        projects.close()
-        apps.close()
-
-
 def _worker(app: App, projects: Any) -> Any:
     from ..sync.worker import DrainSettings, DrainWorker
 
@@ -131,7 +106,10 @@ def _replay(args: argparse.Namespace, app: App, projects: Any, roots: list[str])
             local_root = found[0].payload.get("project") if found else None
     candidates = [local_root] if isinstance(local_root, str) else roots
     for root in candidates:
-        inbox = projects.storage(root).passive_inbox
+        storage = projects.existing(root)
+        if storage is None:
+            continue
+        inbox = storage.passive_inbox
         if inbox.get([wanted]):
             row = inbox.replay(wanted)
             if path.exists():

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,10 @@ def remote_backlog(projects: ProjectAccess, roots: Sequence[str]) -> list[dict[s
     out: list[dict[str, Any]] = []
     for root in roots:
         try:
-            found = projects.storage(root).passive_inbox.backlog()
+            storage = projects.existing(root)
+            if storage is None:
+                continue  # nothing stored for it yet: no inbox rows either
+            found = storage.passive_inbox.backlog()
         except LcmError as exc:
             out.append({"root": root, "error": str(exc)})
             continue
@@ -78,6 +82,44 @@ def sync_status(app: App, projects: ProjectAccess | None, roots: Sequence[str], 
     verdict, detail = _verdict(app, remote, waiting, oldest, stamp)
     return {"verdict": verdict, "detail": detail, "backend": str(app.config.get("storage.backend")),
             "waiting": waiting, "oldest_waiting_age_s": oldest, "local": local, "projects": remote}
+
+
+@contextmanager
+def project_access(app: App, overrides: Mapping[str, Any] | None = None
+                   ) -> Iterator[tuple[ProjectAccess | None, list[str]]]:
+    """(project access, the roots to look at: the outbox's and the app's project), or (None, []) when the
+    backend has no inbox. Closed on exit."""
+    from .projects import AppProjects, StandaloneApps
+
+    if not app.storage.capabilities.passive_inbox:
+        yield None, []
+        return
+    path = outbox_path(app.config.home)
+    roots: list[str] = []
+    if path.exists():
+        with Outbox(path) as box:
+            roots = box.project_roots()
+    current = str(app.config.project_root)
+    apps = StandaloneApps(app, overrides)
+    projects = AppProjects(apps.app_for, lambda: [current])
+    try:
+        yield projects, list(dict.fromkeys([*roots, current]))
+    finally:
+        projects.close()
+        apps.close()
+
+
+def summary(app: App) -> dict[str, Any]:
+    """The verdict and counts only (``lcm status``, ``lcm doctor``); an unreachable backend is ``unavailable``."""
+    try:
+        with project_access(app) as (projects, roots):
+            snap = sync_status(app, projects, roots)
+    except LcmError as exc:
+        return {"verdict": "unavailable", "detail": str(exc), "waiting": None}
+    return {"verdict": snap["verdict"], "detail": snap["detail"], "waiting": snap.get("waiting", 0),
+            "oldest_waiting_age_s": snap.get("oldest_waiting_age_s"),
+            "quarantined": sum(q["where"] == "local" for q in snap["local"]["quarantined"])
+            + sum(p.get("by_state", {}).get("quarantined", 0) for p in snap["projects"])}
 
 
 def _verdict(app: App, remote: list[dict[str, Any]], waiting: int, oldest: float | None,
