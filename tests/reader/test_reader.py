@@ -235,3 +235,14 @@ def test_an_undecodable_line_is_binary_above_one_control_byte_in_ten(controls: i
     with pytest.raises(RecordRejected) as caught:
         parse_record(line)
     assert caught.value.reason is reason
+
+
+def test_an_oversized_line_is_digested_whole_without_its_newline() -> None:
+    """The quarantine's digest of a too-large record is the same rule as for any other: the line, no newline."""
+    import hashlib
+
+    big = b'{"a":"' + b"x" * (MAX_RECORD_BYTES + 3 * 1024 * 1024) + b'"}'
+    records = list(read_records(io.BytesIO(big + b"\n[1]\n")))
+    assert isinstance(records[0], RejectedRecord) and records[0].reason is Reason.RECORD_TOO_LARGE
+    assert records[0].raw_sha256 == hashlib.sha256(big).hexdigest()
+    assert (records[0].end, records[1].start) == (len(big) + 1, len(big) + 1)
