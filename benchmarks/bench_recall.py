@@ -10,8 +10,9 @@ Each conversation is written as Claude Code transcripts, imported through
 offline extractive summarizer, and every question is asked through the
 ``lcm_search`` capability (what the MCP tool and ``lcm search --json`` run).
 
-A result holds an evidence turn when it shows that message (the hit itself, or
-a neighbouring turn it carries) or quotes the turn's text whole. recall@k: the
+A result holds an evidence turn when it shows that message (the hit itself, a
+neighbouring turn it carries, a summary's turn) or quotes the statement that
+answers whole (a summary's text; the turn around it may say more). recall@k: the
 share of a question's evidence turns the first k results hold, averaged per
 question kind, for
 
@@ -88,6 +89,7 @@ class Case:
     kind: str
     question: str
     evidence: list[set[int]]  # per evidence turn, the message ids that are it
+    facts: list[str] = field(default_factory=list)  # per evidence turn, the statement that answers
 
 
 @dataclass
@@ -171,7 +173,8 @@ def dialogue_projects(tmp: Path, quick: bool) -> list[Project]:
         evidence = write_sessions(dialogue, tmp / "sources" / f"dialogue-{n}", str(root), rng)
         project = _load(root, [tmp / "sources" / f"dialogue-{n}"])
         for q in dialogue.questions:
-            project.cases.append(Case(q.kind, q.text, [_ids_holding(project, evidence[k]) for k in q.evidence]))
+            project.cases.append(Case(q.kind, q.text, [_ids_holding(project, evidence[k]) for k in q.evidence],
+                                      [evidence[k] for k in q.evidence]))
         projects.append(project)
     return projects
 
@@ -186,7 +189,7 @@ def real_project(tmp: Path) -> Project | None:
     for question, evidence in REAL_QUESTIONS:
         slots = [_ids_holding(project, text) for text in evidence]
         if all(slots):
-            project.cases.append(Case("coding", question, slots))
+            project.cases.append(Case("coding", question, slots, list(evidence)))
     return project
 
 
@@ -205,19 +208,27 @@ def _strings(value: object) -> Iterable[str]:
             yield from _strings(v)
 
 
-def held(result: dict[str, Any], project: Project, wanted: set[int]) -> set[int]:
-    """The evidence messages a result shows: itself, the turns it carries, or a turn's whole text quoted."""
+def held(result: dict[str, Any], case: Case) -> set[int]:
+    """The evidence turns (their index in ``case.evidence``) a result holds: it shows one of the turn's
+    messages (the hit itself, a neighbouring turn it carries, a summary's turn), or quotes the statement
+    that answers whole (a summary's text)."""
     shown = {_message_id(result.get("id"))}
     for key in ("context", "hits"):
         shown.update(_message_id(item.get("id")) for item in result.get(key) or [] if isinstance(item, dict))
-    text = "\n".join(_strings(result))
-    return {m for m in wanted if m in shown or project.turns[m][2].strip() in text}
+    text = " ".join(" ".join(_strings(result)).split())
+    return {n for n, slot in enumerate(case.evidence)
+            if slot & shown or (n < len(case.facts) and " ".join(case.facts[n].split()) in text)}
 
 
-def _recall(lists: Sequence[set[int]], evidence: list[set[int]]) -> float:
-    """The share of evidence turns held by the union of ``lists``."""
-    got = set().union(*lists) if lists else set()
-    return sum(bool(slot & got) for slot in evidence) / len(evidence)
+def _recall(held_slots: Sequence[set[int]], evidence: list[set[int]]) -> float:
+    """The share of evidence turns held by the union of ``held_slots`` (indexes into ``evidence``)."""
+    got = set().union(*held_slots) if held_slots else set()
+    return len(got) / len(evidence)
+
+
+def _slots(ids: Iterable[int], case: Case) -> set[int]:
+    found = set(ids)
+    return {n for n, slot in enumerate(case.evidence) if slot & found}
 
 
 def _chars(rows: object) -> int:
@@ -242,10 +253,10 @@ def measure(project: Project) -> list[dict[str, Any]]:
                 started = time.perf_counter()
                 results = call(app, tool, {"query": case.question, "limit": k})["results"]
                 row[f"ms{k}"] = (time.perf_counter() - started) * 1000
-                row[f"list{k}"] = _recall([held(r, project, wanted) for r in results], case.evidence)
+                row[f"list{k}"] = _recall([held(r, case) for r in results], case.evidence)
                 row[f"list_chars{k}"] = _chars(results)
                 top = bm25.rank(case.question)[:k]
-                row[f"bm25{k}"] = _recall([{m} for m in top], case.evidence)
+                row[f"bm25{k}"] = _recall([_slots(top, case)], case.evidence)
                 row[f"bm25_chars{k}"] = _chars([{"id": f"msg_{m}", "role": project.turns[m][0],
                                                  "created_at": project.turns[m][1], "text": project.turns[m][2]}
                                                 for m in top])
@@ -254,7 +265,7 @@ def measure(project: Project) -> list[dict[str, Any]]:
                                conversation_ids=None, since=None, limit=max(KS))
                 scored = relevant(storage, case.question, SearchTarget.MESSAGES, PROMPT_ITEMS)
             for k in KS:
-                row[f"messages{k}"] = _recall([{int(h.id)} for h in hits[:k]], case.evidence)
+                row[f"messages{k}"] = _recall([_slots((int(h.id) for h in hits[:k]), case)], case.evidence)
             row["prompt_relevance"] = max((h.score for h in scored if int(h.id) in wanted), default=0.0)
             rows.append(row)
         with app.project() as storage:

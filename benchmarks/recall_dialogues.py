@@ -73,6 +73,7 @@ class Turn:
     speaker: int  # 0: the first person (stored as the user), 1: the second (the assistant)
     text: str
     key: str | None = None  # evidence key, for the turns questions are about
+    fact: str | None = None  # the statement the evidence turn holds (the turn may say more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,18 +281,18 @@ def build_dialogue(rng: random.Random, n_sessions: int, counts: dict[str, int]) 
         for speaker, texts, key in planted:
             at = rng.randint(1, len(turns) - 1)
             # the turns of a statement alternate speakers; the evidence (last) is the stating person's
-            block = [Turn((speaker + len(texts) - 1 - i) % 2, t, key if i == len(texts) - 1 else None)
+            block = [Turn((speaker + len(texts) - 1 - i) % 2, t, *((key, t) if i == len(texts) - 1 else ()))
                      for i, t in enumerate(texts)]
             if rng.random() < 0.5:  # the fact is not always the whole turn
                 last = block[-1]
-                block[-1] = Turn(last.speaker, f"{last.text} {_fill(rng, rng.choice(FILLER))}", last.key)
+                block[-1] = Turn(last.speaker, f"{last.text} {_fill(rng, rng.choice(FILLER))}", last.key, last.fact)
             turns[at:at] = block
         dialogue.sessions.append(turns)
     return dialogue
 
 
 def write_sessions(dialogue: Dialogue, directory: Path, cwd: str, rng: random.Random) -> dict[str, str]:
-    """Claude Code transcripts, one per session; returns the evidence key -> the text of its turn."""
+    """Claude Code transcripts, one per session; returns the evidence key -> the statement its turn holds."""
     evidence = {}
     directory.mkdir(parents=True, exist_ok=True)
     for turns, start in zip(dialogue.sessions, dialogue.dates, strict=True):
@@ -310,7 +311,7 @@ def write_sessions(dialogue: Dialogue, directory: Path, cwd: str, rng: random.Ra
                           "sessionId": sid, "version": "1.0.98", "type": role, "uuid": uid,
                           "timestamp": at.isoformat().replace("+00:00", "Z"), "message": message})
             parent = uid
-            if turn.key:
-                evidence[turn.key] = turn.text
+            if turn.key and turn.fact:
+                evidence[turn.key] = turn.fact
         (directory / f"{sid}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return evidence

@@ -1,27 +1,24 @@
 """``search``: questions in plain words answered from messages, summaries and promoted memory.
 
-Each target is ranked by the backend (``RANKED``: any query phrase, stemmed, stop words ignored; the
-integer part of a score counts the phrases matched on every backend, 0.5 more for the whole query as one
-phrase, and a relevance fraction below 0.4). A hit's relevance (0..1) is its score over the best score the
-query can reach, so hits of the three lists compare on one scale. The lists are fused by relevance, with
-two rules that keep the top slots for the evidence:
+Each target is ranked by the backend (``RANKED``: any query phrase, stemmed, stop words ignored; a
+score's integer part counts the phrases matched on every backend, 0.5 more for the whole query as one
+phrase, plus a relevance fraction below ``FRACTION`` that compares only within its own index). ``fuse``
+makes one list of the three: hits matching more of the query first; hits matching as much take turns,
+each list in its own order; a summary matching fewer phrases than the best message is left out. A hit's
+relevance (0..1) is the part of the query it matches, plus its place in its group.
 
-* a summary gets a slot only when it matches more query phrases than every message hit (the words are
-  spread over several of its turns); otherwise it is named by the message results it covers
-  (``covered_by``);
-* on equal relevance a message goes before a memory, and a memory before a summary.
-
-Results covering the same turns are merged: a message already shown (as a hit or a neighbouring turn of
-an earlier result) or with the same text as one is not repeated. A result shows its best-matching
-sentences (``passages``) within ``RESULT_CHARS``, a message result its speaker and date and ``context``
-turns before and after it (``NEIGHBOUR_CHARS`` each), a summary the time span of the messages it covers;
-the whole list stops before ``LIST_CHARS``.
+Results covering the same turns are merged: a message already shown (as a hit, a neighbouring turn or a
+summary's turn), with the same text as one, or whose best sentence is already listed is left out. A
+result shows its best-matching sentences (``passages``) within ``RESULT_CHARS``; a message result its
+speaker, date and ``context`` turns before and after it (``NEIGHBOUR_CHARS`` each); a summary the span of
+the messages it covers and the message hits it covers (``GROUP_HITS``): it heads them. The whole list
+stops before ``LIST_CHARS``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -30,19 +27,19 @@ from ..errors import UnsupportedCapabilityError
 from ..storage.models import SearchHit, SearchMode, SearchTarget
 from ..storage.query_terms import query_phrases
 from .grep import Hit, best_first, lexical, subagent_origins, to_hit
-from .passages import best_sentence, matches, passage, query_stems
+from .passages import best_sentence, passage, query_stems
 
 if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Message, Summary
+    from ..storage.models import Message
 
 RESULT_CHARS = 200
 """Characters of a result's own text (its best sentences)."""
-NEIGHBOUR_CHARS = 100
+NEIGHBOUR_CHARS = 90
 """Characters of each neighbouring turn a message result carries (and of each message under a summary)."""
-GROUP_HITS = 3
-"""Source messages shown under a leaf summary result."""
-GROUP_CHARS = 120
+GROUP_HITS = 2
+"""Message hits a summary result shows under it (the best of those it covers)."""
+GROUP_CHARS = 100
 """Characters of a summary's own text when messages are shown under it."""
 LIST_CHARS = 12_000
 """The whole list's text (about 3,000 tokens): results past it are left out."""
@@ -50,6 +47,8 @@ CANDIDATES = 4
 """Message hits asked of the backend per result wanted (merging drops some)."""
 MIN_CANDIDATES = 40
 MAX_PHRASES = 6
+FRACTION = 0.4
+"""The relevance fraction of a ``RANKED`` score is below this (the storage contract's)."""
 KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
 
 
@@ -89,7 +88,7 @@ def best_score(query: str) -> float:
     """The score a hit needs for relevance 1: every phrase of ``query`` (at most ``MAX_PHRASES``: a long
     prompt is not a worse match for holding more words), the whole query as one phrase, the full fraction."""
     phrases = min(len(query_phrases(query)), MAX_PHRASES)
-    return max(1, phrases) + (0.5 if phrases > 1 else 0.0) + 0.4
+    return max(1, phrases) + (0.5 if phrases > 1 else 0.0) + FRACTION
 
 
 def search(
@@ -105,13 +104,13 @@ def search(
     messages = {m.message_id: m for m in storage.conversations.get_messages([int(h.id) for h in
                                                                              found[SearchTarget.MESSAGES]])}
     covering = storage.summaries.summaries_for_messages(list(messages)) if messages else {}
-    # a summary matching no more phrases than the best message only repeats it, at greater length
-    best_message = max((math.floor(h.score) for h in found[SearchTarget.MESSAGES]), default=-1)
-    candidates = [*found[SearchTarget.MESSAGES], *found[SearchTarget.MEMORY],
-                  *(h for h in found[SearchTarget.SUMMARIES] if math.floor(h.score) > best_message)]
-    candidates = [replace(h, score=min(1.0, h.score / top)) for h in candidates]
-    candidates.sort(key=lambda h: (-h.score, KIND_ORDER[_kind(h)], *best_first(h)[1:]))
+    candidates = fuse(found, top)
     stems = query_stems(query)
+    covered: dict[str, list[Message]] = {}  # a summary's message hits, best first
+    for h in candidates:
+        if h.target is SearchTarget.MESSAGES and int(h.id) in messages:
+            for summary_id in covering.get(int(h.id), []):
+                covered.setdefault(summary_id, []).append(messages[int(h.id)])
     origins = subagent_origins(storage, candidates)
     summaries = {s.summary_id: s for s in storage.summaries.get_summaries(
         [h.id for h in candidates if h.target is SearchTarget.SUMMARIES])}
@@ -146,7 +145,7 @@ def search(
             if summary is None:
                 continue
             span = (summary.earliest_at, summary.latest_at) if summary.earliest_at and summary.latest_at else None
-            members = [m for m in _best_sources(storage, summary, stems) if m.message_id not in shown
+            members = [m for m in covered.get(summary.summary_id, []) if m.message_id not in shown
                        and _same(m.content) not in texts][:GROUP_HITS]
             shown.update(m.message_id for m in members)
             texts.update(_same(m.content) for m in members)
@@ -160,6 +159,33 @@ def search(
             results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(h.snippet, stems,
                                                                                       RESULT_CHARS)), ()))
     return numbered(within_cap(results))
+
+
+def fuse(found: Mapping[SearchTarget, Sequence[SearchHit]], top: float) -> list[SearchHit]:
+    """The lists of ``found`` (each best first) as one, relevance first: hits matching more of the query
+    (phrases, then the whole query as one phrase: the integer and half parts of a ``RANKED`` score, which
+    every backend and index count alike) go first; hits matching as much take turns, each list in its own
+    order (a relevance fraction compares only within its own index), a message before a memory before a
+    summary. A summary matching fewer phrases than the best message is left out (it would only repeat the
+    message at greater length). ``score`` becomes the relevance (0..1): the matched part over ``top``, plus
+    the place within its group."""
+    best_message = max((math.floor(h.score) for h in found.get(SearchTarget.MESSAGES, ())), default=-1)
+    groups: dict[float, list[tuple[int, int, SearchHit]]] = {}
+    for target, hits in found.items():
+        places: dict[float, int] = {}
+        for h in hits:
+            if target is SearchTarget.SUMMARIES and math.floor(h.score) < best_message:
+                continue
+            matched = math.floor(2 * h.score) / 2
+            place = places.get(matched, 0)
+            places[matched] = place + 1
+            groups.setdefault(matched, []).append((place, KIND_ORDER[_kind(h)], h))
+    fused = []
+    for matched in sorted(groups, reverse=True):
+        members = sorted(groups[matched], key=lambda m: (m[0], m[1], *best_first(m[2])[1:]))
+        fused += [replace(h, score=min(1.0, (matched + FRACTION * (1 - n / len(members))) / top))
+                  for n, (_, _, h) in enumerate(members)]
+    return fused
 
 
 def numbered(results: Sequence[Ranked]) -> list[Ranked]:
@@ -202,15 +228,6 @@ def _ranked(storage: ProjectStorage, query: str, target: SearchTarget, limit: in
         hits = lexical(storage, query, target, mode=SearchMode.SUBSTRING, conversation_ids=conversation_ids,
                        since=None, limit=limit, include_subagents=include_subagents)
         return [replace(h, score=best_score(query)) for h in hits]
-
-
-def _best_sources(storage: ProjectStorage, summary: Summary, stems: frozenset[str]) -> list[Message]:
-    """A leaf summary's source messages matching most of ``stems`` (any at all), best first then oldest."""
-    if summary.depth != 0:
-        return []
-    sources = storage.conversations.get_messages(storage.summaries.source_message_ids(summary.summary_id))
-    scored = [(matches(m.content, stems), m) for m in sources]
-    return [m for n, m in sorted(scored, key=lambda p: (-p[0], p[1].seq)) if n > 0]
 
 
 def _neighbours(storage: ProjectStorage, message: Message, count: int) -> list[Message]:
