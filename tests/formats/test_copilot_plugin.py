@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -146,7 +147,7 @@ def test_install_writes_lcms_own_hooks_file_and_uninstall_restores_the_bytes(sit
     assert mcp.read_text() == original and not (root / "hooks").exists()
 
 
-def copilot_runs(command: str, payload: dict[str, object], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def copilot_runs(command: str, payload: Mapping[str, object], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """What Copilot CLI does with a hook: the command line through the shell, its hook JSON on stdin."""
     done = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), env=env, capture_output=True,
                           text=True, timeout=60)
