@@ -17,7 +17,7 @@ from lcm_framework.plugin_api.storage import (
     effective_limit,
 )
 
-from . import texts
+from . import fts, texts
 from .clock import from_us, now_us, to_us
 from .context import renumber
 from .statements import chunks, insert_rows, marks
@@ -127,6 +127,8 @@ class SqliteConversations(SqliteSubagentLinks):
                       default_created if created is None else created, text_id)
                      for seq, (role, content, tokens, created), text_id in zip(seqs, rows, text_ids, strict=True)])
         ids = self._ids_by_seq(conn, conversation_id, seqs)
+        fts.index_messages(conn, self._scope.tier, [(ids[seq], content) for seq, (_role, content, _tokens, _created)
+                                                    in zip(seqs, rows, strict=True)])
         default_at = from_us(default_created)
         parts = [texts.part_row(conn, codec, message.content, ids[seq], ordinal, PartKind(p.kind).value, p.text,
                                 p.tool_call_id, p.tool_name, bool(p.is_error), p.raw_json, p.metadata, prepared)

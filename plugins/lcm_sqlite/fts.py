@@ -2,28 +2,38 @@
 
 Each searchable table has an external-content index ``<table>_fts`` kept in
 sync by triggers; it reads the text from the table, or for messages from the
-view ``message_texts`` (their text is stored compressed, ``texts.py``). The
-tier built into a database is recorded in ``meta``; opening it with another
-active tier drops the old index and rebuilds.
+view ``message_texts`` (their text is stored compressed, ``texts.py``). New
+messages are the exception: the adapter that inserts them hands their plain
+text to the index itself (``index_messages``), so nothing decompresses what it
+has just compressed; their delete trigger and a rebuild still read the view.
+The tier built into a database is recorded in ``meta`` (and ``fts_feed``: which
+indexes the adapter feeds); opening it with another active tier drops the old
+index and rebuilds, and a database whose messages index still had its insert
+trigger only loses that trigger.
 """
 
 from __future__ import annotations
 
 import functools
 import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lcm_framework.plugin_api import ConfigError
 from lcm_framework.plugin_api.storage import FullTextTier
 
+from .statements import insert_rows
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A searchable table: its name, the column holding its rowid and the table or view with its text."""
+    """A searchable table: its name, the column holding its rowid and the table or view with its text;
+    ``fed``: the adapter inserts new rows into the index (no insert trigger)."""
 
     table: str
     rowid: str
     view: str = ""
+    fed: bool = False
 
     @property
     def content(self) -> str:
@@ -34,8 +44,10 @@ class Source:
         return f"{self.table}_fts"
 
 
-SOURCES = (Source("messages", "message_id", "message_texts"), Source("summaries", "rowid"),
+SOURCES = (Source("messages", "message_id", "message_texts", fed=True), Source("summaries", "rowid"),
            Source("memories", "memory_id"))
+FEED = ",".join(src.table for src in SOURCES if src.fed)
+"""What ``meta.fts_feed`` records once the insert triggers of the fed indexes are gone."""
 TIERS = (FullTextTier.FTS5, FullTextTier.FTS4, FullTextTier.LIKE)
 
 
@@ -82,16 +94,28 @@ def _ddl(tier: FullTextTier, src: Source) -> list[str]:
         insert = f"INSERT INTO {idx}(docid, content) SELECT {rowid}, content {row}new.{rowid};"
     return [
         create,
-        f"CREATE TRIGGER {idx}_ai AFTER INSERT ON {table} BEGIN {insert} END",
+        *([] if src.fed else [f"CREATE TRIGGER {idx}_ai AFTER INSERT ON {table} BEGIN {insert} END"]),
         f"CREATE TRIGGER {idx}_bd BEFORE DELETE ON {table} BEGIN {delete} END",
         f"INSERT INTO {idx}({idx}) VALUES ('rebuild')",
     ]
 
 
+def current(meta: Mapping[str, str], tier: FullTextTier) -> bool:
+    """Whether a database whose ``meta`` rows (``fts_tier``, ``fts_feed``) these are has ``tier``'s indexes as
+    ``install`` builds them."""
+    return meta.get("fts_tier") == tier.value and meta.get("fts_feed") == FEED
+
+
 def install(conn: sqlite3.Connection, tier: FullTextTier) -> None:
     """Make ``tier`` the database's index (inside the caller's write transaction)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'fts_tier'").fetchone()
-    if row is not None and row[0] == tier.value:
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tier', 'fts_feed')").fetchall())
+    if current(meta, tier):
+        return
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_feed', ?)", (FEED,))
+    if meta.get("fts_tier") == tier.value:  # the same index, still fed by triggers: only they go
+        for src in SOURCES:
+            if src.fed:
+                conn.execute(f"DROP TRIGGER IF EXISTS {src.index}_ai")
         return
     for src in SOURCES:
         conn.execute(f"DROP TRIGGER IF EXISTS {src.index}_ai")
@@ -101,6 +125,14 @@ def install(conn: sqlite3.Connection, tier: FullTextTier) -> None:
             for statement in _ddl(tier, src):
                 conn.execute(statement)
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_tier', ?)", (tier.value,))
+
+
+def index_messages(conn: sqlite3.Connection, tier: FullTextTier, rows: Sequence[tuple[int, str]]) -> None:
+    """Add new messages ``(message_id, plain text)`` to the messages index (one statement: one segment)."""
+    if tier is FullTextTier.FTS5:
+        insert_rows(conn, "messages_fts(rowid, content)", rows)
+    elif tier is FullTextTier.FTS4:
+        insert_rows(conn, "messages_fts(docid, content)", rows)
 
 
 def register_functions(conn: sqlite3.Connection, tier: FullTextTier) -> None:

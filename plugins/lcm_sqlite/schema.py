@@ -230,8 +230,8 @@ def _up_to_date(conn: sqlite3.Connection, tier: FullTextTier) -> bool:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != LATEST:
         return False
-    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tier', 'root')").fetchall())
-    return rows.get("fts_tier") == tier.value and "root" in rows
+    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tier', 'fts_feed', 'root')").fetchall())
+    return fts.current(rows, tier) and "root" in rows
 
 
 def prepare(conn: sqlite3.Connection, project: ProjectRef, tier: FullTextTier) -> None:

@@ -179,3 +179,62 @@ def test_a_version_1_database_is_reindexed_with_stemming(make_factory: MakeFacto
         assert [h.id for h in storage.lexical_search.search(SearchQuery("route webhook"))] == [str(stored.message_id)]
     finally:
         storage.close()
+
+
+@pytest.mark.parametrize("tier", [t for t in TIERS if t != "like"])
+def test_new_messages_are_indexed_from_the_text_in_hand_not_read_back(make_factory: MakeFactory, tmp_path: Path,
+                                                                      tier: str) -> None:
+    """A long (compressed, shared) message text is indexed as the adapter got it: its codec decodes nothing while
+    the message is stored, and the index holds it exactly once, searchable at once."""
+    storage = make_factory(**{"storage.fts_tier": tier}).open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    db = storage_driver_db(storage)
+    decoded: list[object] = []
+    real = db.codec.decode
+    db.codec.decode = lambda *args: decoded.append(args) or real(*args)  # type: ignore[method-assign]
+    long_text = "the flaky zookeeper election timed out again " * 20
+    [message] = storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, long_text, 1)])
+    assert decoded == []
+    assert [h.id for h in storage.lexical_search.search(SearchQuery("zookeeper election"))] == [str(message.message_id)]
+    storage.close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    try:
+        assert raw.execute("SELECT text_id IS NOT NULL FROM messages").fetchone() == (1,)
+        assert raw.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zookeeper'").fetchone() == (1,)
+    finally:
+        raw.close()
+
+
+def test_a_database_whose_messages_index_had_an_insert_trigger_loses_only_the_trigger(make_factory: MakeFactory,
+                                                                                      tmp_path: Path) -> None:
+    """Written before the adapter fed the index: the trigger goes (else each new message would be indexed
+    twice), the index and what it holds stay (no rebuild)."""
+    storage = make_factory().open_project(ref())
+    ids = fill(storage)
+    storage.close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    raw.execute("CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN INSERT INTO messages_fts(rowid, "
+                "content) SELECT message_id, content FROM message_texts WHERE message_id = new.message_id; END")
+    raw.execute("DELETE FROM meta WHERE key = 'fts_feed'")
+    raw.commit()
+    raw.close()
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("t")
+    [later] = storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "kubernetes", 1)])
+    hits = [h.id for h in storage.lexical_search.search(SearchQuery("kubernetes"))]
+    assert sorted(hits) == sorted([ids["strong"], ids["weak"], str(later.message_id)])
+    storage.close()
+    raw = sqlite3.connect(db_path(tmp_path, ref()))
+    try:
+        triggers = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        assert "messages_fts_ai" not in triggers and {"messages_fts_bd", "summaries_fts_ai"} <= triggers
+        assert raw.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'kubernetes'").fetchone() == (3,)
+    finally:
+        raw.close()
+
+
+def storage_driver_db(storage):  # type: ignore[no-untyped-def]
+    """The ``Database`` under a (checked) SQLite project storage."""
+    from lcm_framework.storage.checked import storage_driver
+
+    return storage_driver(storage)._scope.db
