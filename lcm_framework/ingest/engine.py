@@ -4,7 +4,8 @@ The flow per file (see ``docs/import.md``):
 
 1. bind the file to one descriptor (``BoundSource``) and fence it;
 2. sniff the format from the first parsed records, find the session id and
-   working directory (that decides the project);
+   working directory (that decides the project); those first records are
+   read, parsed and scrubbed once: the import goes on with them;
 3. read the checkpoint: resume only when its payload version, session,
    format identity, scrubber version and prefix digest all match; the
    verified prefix is replayed locally (no writes) to rebuild occurrence
@@ -13,7 +14,8 @@ The flow per file (see ``docs/import.md``):
 4. stream the rest in batches: rejected lines go to the local quarantine,
    accepted ones are stored with their messages in one transaction that
    moves the checkpoint by compare-and-swap; the source is fenced before and
-   after every batch, and the committed range is rehashed at the end.
+   after every batch. The prefix digest hashes the bytes the stream read, so
+   each byte of the file is read once.
 """
 
 from __future__ import annotations
@@ -44,11 +46,16 @@ from .state import Counters, IngestKeys, key_version, source_key
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber
+    from ..scrub.scrubber import ScrubbedRecord
+
+Record = ParsedRecord | RejectedRecord
 
 HEAD_RECORDS = 8
 IDENTITY_SCAN_RECORDS = 200
 HEAD_BUFFER = 64 * 1024
-"""Read buffer when only the first records matter (format sniffing, the session's identity)."""
+"""Read buffer of the stream from byte 0: a file that turns out unchanged is read no further than its head."""
+HEAD_BYTES = 16 * 2**20
+"""The first records are kept for the import at most up to this many bytes (the identity scan stops there)."""
 MAX_CHANGED_ATTEMPTS = 3
 MAX_CONFLICT_ATTEMPTS = 30
 
@@ -110,19 +117,47 @@ class _FileImport:
         self.force_rescan = force_rescan
         self.prefix = PrefixHash(source)
         self.committer: BatchCommitter | None = None
+        self._reading: Iterator[Record] | None = None
+        self._head: list[Record] = []
+        self._head_bytes = 0
+        self._head_scrubbed: dict[int, ScrubbedRecord] = {}
+        self._head_scrubber: Scrubber | None = None
 
     # --- set-up ---------------------------------------------------------------
 
-    def _records(self, start: int = 0, first_ordinal: int = 0, *,
-                 head: bool = False) -> Iterator[ParsedRecord | RejectedRecord]:
-        """The records from ``start``; ``head``: only the first few will be read (a small read buffer)."""
-        stream = self.src.open_stream(start, buffer_size=HEAD_BUFFER if head else CHUNK)
-        return read_records(stream, start_offset=start, first_ordinal=first_ordinal)
+    def _first_records(self) -> Iterator[Record]:
+        """The records from byte 0 for sniffing and identity: those read so far, then more from the same
+        stream, kept (up to ``HEAD_BYTES``) for the import to go on with."""
+        if self._reading is None:
+            self._reading = read_records(self.src.open_stream(0, buffer_size=HEAD_BUFFER))
+        n = 0
+        while True:
+            if n == len(self._head):
+                if self._head_bytes >= HEAD_BYTES:
+                    return
+                rec = next(self._reading, None)
+                if rec is None:
+                    return
+                self._head.append(rec)
+                self._head_bytes += rec.end - rec.start
+            yield self._head[n]
+            n += 1
+
+    def _records(self, start: int, first_ordinal: int) -> Iterator[Record]:
+        """The records from ``start``: from byte 0, the first records already read and the rest of their stream;
+        else a stream from ``start`` (what it reads past the prefix already hashed is kept for the hash)."""
+        if start == 0 and self._reading is not None:
+            head, self._head = self._head, []
+            yield from head
+            yield from self._reading
+            return
+        stream = self.src.open_stream(start, buffer_size=CHUNK, keep_from=self.prefix.upto)
+        yield from read_records(stream, start_offset=start, first_ordinal=first_ordinal)
 
     def _sniff(self) -> TranscriptFormat:
         if self.format_id is None:
             head: list[Any] = []
-            for n, rec in enumerate(self._records(head=True)):
+            for n, rec in enumerate(self._first_records()):
                 if isinstance(rec, ParsedRecord):
                     head.append(rec.value)
                 if len(head) >= HEAD_RECORDS or n >= 4 * HEAD_RECORDS:
@@ -142,15 +177,17 @@ class _FileImport:
         session_id: str | None = None
         cwd: str | None = None
         spawned_by = fmt.source_subagent(self.src.path) if isinstance(fmt, SubagentFormat) else None
-        for n, rec in enumerate(self._records(head=True)):
+        self._head_scrubber = scrubber
+        for n, rec in enumerate(self._first_records()):
             if n >= IDENTITY_SCAN_RECORDS or (session_id and cwd):
                 break
             if not isinstance(rec, ParsedRecord):
                 continue
             try:
-                mapped = map_record(fmt, scrubber.scrub_record(rec.value).value, self.src.locator)
+                scrubbed = self._head_scrubbed[rec.ordinal] = scrubber.scrub_record(rec.value)
             except ScrubRejected:
                 continue
+            mapped = map_record(fmt, scrubbed.value, self.src.locator)
             session_id = session_id or mapped.session_id
             cwd = cwd or mapped.cwd
             spawned_by = spawned_by or mapped.spawned_by
@@ -210,6 +247,8 @@ class _FileImport:
                 base=cp if point.resumed else None, conversation_id=conversation_id)
         self.expected = cp
         processor = RecordProcessor(fmt, scrubber, runs, keys, src.locator, point.counters)
+        if scrubber is not self._head_scrubber:
+            self._head_scrubbed.clear()  # scrubbed with another project's rules: scrubbed again
         self._stream(processor, point)
 
     def _stream(self, processor: RecordProcessor, point: ResumePoint) -> None:
@@ -220,17 +259,18 @@ class _FileImport:
         replaying = point.replay_until >= 0
         limit = self.ctx.options.batch_size
         submitted = False
+        scrubbed = self._head_scrubbed
         for rec in self._records(point.start, point.first_ordinal):
             if replaying:
                 if rec.end <= point.replay_until:
-                    processor.replay(rec)
+                    processor.replay(rec, scrubbed.pop(rec.ordinal, None) if scrubbed else None)
                     continue
                 _end_replay(counters, point)
                 replaying = False
             unterminated = rec.end == self.src.size and not ends_with_newline
             if unterminated and isinstance(rec, RejectedRecord):
                 break  # an incomplete last line: left for a later run, never quarantined
-            item = processor.process(rec)
+            item = processor.process(rec, scrubbed.pop(rec.ordinal, None) if scrubbed else None)
             counters.open_tail = unterminated
             batch.append(item)
             batch_bytes += len(item.payload_json) if isinstance(item, Accepted) else 0
@@ -244,7 +284,7 @@ class _FileImport:
                      and (self.expected is None or not point.resumed)):
             # (an empty batch: a verified empty or emptied source still records its checkpoint)
             self._flush(batch, counters.snapshot())
-        self.prefix.verify()
+        self.src.check()
         if self.expected is not None and not self.ctx.options.dry_run:
             self.ctx.cache.put(self.ref.project_id, self.expected, counters)
 

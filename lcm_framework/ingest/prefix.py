@@ -1,10 +1,12 @@
-"""The running SHA-256 of a bound source's bytes from offset 0: what a checkpoint's ``prefix_sha256`` fences."""
+"""The running SHA-256 of a bound source's bytes from offset 0: what a checkpoint's ``prefix_sha256`` fences.
+
+It hashes the bytes the import stream read (``BoundSource.digest_range``), so the digest is that of the very
+bytes parsed, and reads only what no stream read (a checkpoint's prefix, verified before resuming)."""
 
 from __future__ import annotations
 
 import hashlib
 
-from .errors import SourceChangedError
 from .source import BoundSource
 
 
@@ -26,9 +28,3 @@ class PrefixHash:
 
     def hexdigest(self) -> str:
         return self.hasher.copy().hexdigest()
-
-    def verify(self) -> None:
-        """Rehash the whole hashed range once more: a same-size rewrite cannot hide behind times."""
-        if self.upto and self.src.prefix_sha256(self.upto) != self.hasher.hexdigest():
-            raise SourceChangedError("bytes changed while being imported", locator=self.src.locator)
-        self.src.check()

@@ -13,6 +13,7 @@ from .state import Counters, IngestKeys
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber
+    from ..scrub.scrubber import ScrubbedRecord
 
 Item = Accepted | Quarantined
 
@@ -37,13 +38,14 @@ class RecordProcessor:
         self.counters = counters
         self._rejected = ScrubRejected
 
-    def process(self, rec: ParsedRecord | RejectedRecord) -> Item:
+    def process(self, rec: ParsedRecord | RejectedRecord, scrubbed: ScrubbedRecord | None = None) -> Item:
+        """The item of ``rec``; ``scrubbed``: its value already scrubbed with this processor's scrubber."""
         counters = self.counters
         counters.next_ordinal = rec.ordinal + 1
         if isinstance(rec, RejectedRecord):
             return Quarantined(rec.ordinal, rec.end, rec.reason.value, rec.raw_sha256)
         try:
-            scrubbed = self.scrubber.scrub_record(rec.value)
+            scrubbed = scrubbed or self.scrubber.scrub_record(rec.value)
         except self._rejected as exc:
             reason = getattr(exc, "reason", "residual-secret")
             return Quarantined(rec.ordinal, rec.end, getattr(reason, "value", str(reason)), rec.raw_sha256)
@@ -62,8 +64,8 @@ class RecordProcessor:
         return Accepted(rec.ordinal, rec.end, scrubbed.canonical_json, scrubbed.sha256, key,
                         scrubbed.redactions, message, run)
 
-    def replay(self, rec: ParsedRecord | RejectedRecord) -> None:
+    def replay(self, rec: ParsedRecord | RejectedRecord, scrubbed: ScrubbedRecord | None = None) -> None:
         """Count a record of the verified prefix again (nothing is written)."""
         if isinstance(rec, ParsedRecord):
-            self.process(rec)
+            self.process(rec, scrubbed)
         self.counters.next_ordinal = rec.ordinal + 1

@@ -7,6 +7,10 @@ must stay inside the resolved client root; the leaf is opened with
 stops at the size seen when it was opened, so an atomic path replacement
 cannot switch the bytes underneath a run. ``check()`` is the change fence run
 before prefix validation, before every batch and after every commit.
+
+The bytes a stream reads are kept (``_Kept``, at most ``KEEP_BYTES``) until
+``digest_range`` hashes them: the prefix digest of a checkpoint is computed
+from the very bytes that were parsed, and the file is read once.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 import io
 import os
 import stat
+from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Protocol
@@ -22,12 +27,14 @@ from typing import BinaryIO, Protocol
 from .errors import SourceChangedError, SourceRefusedError
 
 CHUNK = 1 << 20
+KEEP_BYTES = 64 << 20
+"""Read bytes kept for the prefix hash at most; past that (a huge line) the hash reads them again."""
 
 
 class Digest(Protocol):
     """The part of a ``hashlib`` hash object that sources and ingest keys use."""
 
-    def update(self, data: bytes, /) -> None: ...
+    def update(self, data: bytes | memoryview, /) -> None: ...
     def copy(self) -> Digest: ...
     def hexdigest(self) -> str: ...
 
@@ -96,6 +103,7 @@ class BoundSource:
             raise SourceRefusedError(
                 f"cannot open ({code.replace('_', ' ')}: {exc.strerror})", locator=self.locator, code=code
             ) from None
+        self._kept = _Kept(0)
         try:
             st = os.fstat(self.fd)
             if not stat.S_ISREG(st.st_mode):
@@ -136,24 +144,27 @@ class BoundSource:
         return os.pread(self.fd, end - offset, offset) if end > offset else b""
 
     def digest_range(self, hasher: Digest, start: int, end: int) -> None:
-        """Feed bytes ``[start, end)`` of the snapshot to ``hasher``."""
-        pos = start
+        """Feed bytes ``[start, end)`` of the snapshot to ``hasher``: those the stream read and kept, the rest
+        read now."""
+        pos = self._kept.feed(hasher, start, end)
         while pos < end:
-            chunk = self.read_at(pos, min(CHUNK, end - pos))
+            chunk = self.read_at(pos, min(CHUNK, end - pos, self._kept.next_kept(pos) - pos))
             if not chunk:
                 raise SourceChangedError("shrank while being imported", locator=self.locator)
             hasher.update(chunk)
-            pos += len(chunk)
+            pos = self._kept.feed(hasher, pos + len(chunk), end)
 
     def prefix_sha256(self, end: int) -> str:
         hasher = hashlib.sha256()
         self.digest_range(hasher, 0, end)
         return hasher.hexdigest()
 
-    def open_stream(self, start: int = 0, *, buffer_size: int = CHUNK) -> BinaryIO:
+    def open_stream(self, start: int = 0, *, buffer_size: int = CHUNK, keep_from: int = 0) -> BinaryIO:
         """A buffered binary stream over the snapshot, positioned at ``start`` (a small ``buffer_size``
-        suits reading only the first records)."""
-        raw = _SnapshotIO(self.fd, self.size)
+        suits reading only the first records); what it reads from ``keep_from`` on is kept for
+        ``digest_range`` (what an earlier stream kept is dropped)."""
+        self._kept = _Kept(keep_from)
+        raw = _SnapshotIO(self.fd, self.size, self._kept)
         stream = io.BufferedReader(raw, buffer_size=buffer_size)
         stream.seek(start)
         return stream
@@ -175,14 +186,58 @@ def _with_ctime(identity: SourceIdentity, ctime_ns: int) -> SourceIdentity:
                           identity.mode, identity.uid)
 
 
-class _SnapshotIO(io.RawIOBase):
-    """Positional reads (``pread``) of a descriptor, never past the bound size, never moving its offset."""
+class _Kept:
+    """The bytes streamed from ``keep_from`` on, a contiguous run ``[start, end)``, until they are hashed."""
 
-    def __init__(self, fd: int, size: int) -> None:
+    def __init__(self, keep_from: int) -> None:
+        self.start = self.end = keep_from
+        self.chunks: deque[tuple[int, bytes]] = deque()
+        self.size = 0
+
+    def add(self, offset: int, data: bytes) -> None:
+        if offset < self.start:  # read again before the run (a replayed prefix already hashed): not kept
+            data, offset = data[self.start - offset:], self.start
+        if not data:
+            return
+        if offset != self.end or self.size + len(data) > KEEP_BYTES:
+            self.chunks.clear()  # a gap or too much: forget the run, digest_range reads it again
+            self.start, self.size = offset, 0
+        self.chunks.append((offset, data))
+        self.size += len(data)
+        self.end = offset + len(data)
+
+    def feed(self, hasher: Digest, pos: int, end: int) -> int:
+        """Hash the kept bytes from ``pos`` towards ``end``; the position reached. Bytes before it are dropped."""
+        chunks = self.chunks
+        while chunks and pos < end:
+            offset, data = chunks[0]
+            if offset + len(data) <= pos:
+                chunks.popleft()
+                self.size -= len(data)
+                continue
+            if offset > pos:
+                break
+            upto = min(end, offset + len(data))
+            hasher.update(memoryview(data)[pos - offset:upto - offset])
+            pos = upto
+        self.start = max(self.start, pos)
+        return pos
+
+    def next_kept(self, pos: int) -> int:
+        """Where the kept bytes after ``pos`` begin (a large number: none)."""
+        return self.chunks[0][0] if self.chunks and self.chunks[0][0] > pos else 1 << 62
+
+
+class _SnapshotIO(io.RawIOBase):
+    """Positional reads (``pread``) of a descriptor, never past the bound size, never moving its offset; what
+    it reads goes to ``kept`` too."""
+
+    def __init__(self, fd: int, size: int, kept: _Kept) -> None:
         super().__init__()
         self._fd = fd
         self._size = size
         self._pos = 0
+        self._kept = kept
 
     def readable(self) -> bool:
         return True
@@ -202,6 +257,8 @@ class _SnapshotIO(io.RawIOBase):
         want = min(len(buffer), self._size - self._pos)
         if want <= 0:
             return 0
-        n = os.preadv(self._fd, [memoryview(buffer)[:want]], self._pos)
+        view = memoryview(buffer)[:want]
+        n = os.preadv(self._fd, [view], self._pos)
+        self._kept.add(self._pos, bytes(view[:n]))
         self._pos += n
         return n
