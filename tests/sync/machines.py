@@ -74,9 +74,9 @@ class Machine:
         with Outbox(path) as box:
             return box.events()
 
-    def lcm(self, *args: str, env: dict[str, str] | None = None, timeout: float = 60
-            ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", *args], cwd=self.root,
+    def lcm(self, *args: str, env: dict[str, str] | None = None, timeout: float = 60,
+            input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", *args], cwd=self.root, input=input_text,
                               env={**os.environ, **OFFLINE_ENV, **self.env, **(env or {})}, capture_output=True,
                               text=True, timeout=timeout)
 
@@ -244,3 +244,38 @@ def killed(done: subprocess.CompletedProcess[str]) -> bool:
 
 def dump(done: subprocess.CompletedProcess[str]) -> str:
     return json.dumps({"rc": done.returncode, "out": done.stdout[-2000:], "err": done.stderr[-2000:]})
+
+
+def drain_in_child(machine: Machine, checkpoint: str | None = None, *, timeout: float = 60) -> int | None:
+    """Run ``machine``'s drain worker (``lcm sync drain``'s code) in a forked child process, killed at
+    ``checkpoint`` if given; its exit code (``-SIGKILL`` when killed). Forking from this process, which has
+    loaded LCM already, keeps the many crash runs cheap."""
+    import multiprocessing
+
+    child = multiprocessing.get_context("fork").Process(target=_child_drain, args=(machine, checkpoint))
+    child.start()
+    child.join(timeout)
+    if child.exitcode is None:
+        child.kill()
+        child.join(10)
+    return child.exitcode
+
+
+def _child_drain(machine: Machine, checkpoint: str | None) -> None:
+    from lcm_framework.app import App
+    from lcm_framework.sync.killpoints import ENV
+    from lcm_framework.sync.projects import AppProjects, StandaloneApps
+    from lcm_framework.sync.worker import DrainSettings, DrainWorker
+
+    code = 1
+    try:
+        env = {**os.environ, **machine.env, **({ENV: checkpoint} if checkpoint else {})}
+        config = machine.config()
+        app = App(config, plugins())
+        projects = AppProjects(StandaloneApps(app).app_for, lambda: [str(machine.root)])
+        DrainWorker(machine.home, projects, DrainSettings.from_config(config), env=env).drain()
+        projects.close()
+        app.close()
+        code = 0
+    finally:
+        os._exit(code)  # never the parent's (pytest's) exit handlers
