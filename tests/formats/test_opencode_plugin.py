@@ -28,6 +28,9 @@ from .helpers import read_jsonl, unpaired_calls
 
 PACKAGE = CONTRIB / "lcm-format-opencode"
 SAMPLES = sorted((PACKAGE / "samples").glob("ses_*.jsonl"))
+ECHO = PACKAGE / "samples" / "ses_dcc1fd3cfffeuwAFriQkZzh3ub.jsonl"  # a shell call
+GREP = PACKAGE / "samples" / "ses_dcc1f245cffe3YUcVhhwjxUz2p.jsonl"  # the next session: lcm_grep over MCP
+PARENT, CHILD = "ses_dcc0c00e5ffeQOWVJ7pkRnIQSA", "ses_dcc0bd8feffethhQMydAZKeceJ"  # a `task` call and its session
 USER_CONFIG: dict[str, Any] = {"$schema": "https://opencode.ai/config.json", "model": "fake/fake-model",
                "mcp": {"docs": {"type": "local", "command": ["npx", "-y", "docs-mcp"]}}}
 
@@ -54,7 +57,7 @@ def test_the_sessions_opencode_wrote_map_to_their_turns() -> None:
         records = read_jsonl(sample)
         assert FORMAT.sniff(records[:3]) and not FORMAT.sniff(read_jsonl(CLAUDE_SAMPLE)[:3])
         mapped = [FORMAT.map_record(r) for r in records]
-        assert (mapped[0].session_id, mapped[0].cwd, mapped[0].spawned_by) == (sample.stem, "/home/dev/demo", None)
+        assert (mapped[0].session_id, mapped[0].cwd) == (sample.stem, "/home/dev/demo")
         messages = [m.message for m in mapped if m.message]
         assert [m.role for m in messages] == [Role.USER, Role.ASSISTANT, Role.ASSISTANT]
         assert unpaired_calls(messages) == (set(), set())
@@ -62,8 +65,14 @@ def test_the_sessions_opencode_wrote_map_to_their_turns() -> None:
         assert kinds == [PartKind.OTHER, PartKind.TOOL_CALL, PartKind.TOOL_RESULT, PartKind.OTHER]  # step-start...
         for record, part in zip(records[2]["parts"], [p for p in messages[1].parts if p.raw_json], strict=False):
             assert json.loads(part.raw_json) == record  # OpenCode's part kept verbatim
-    first = [FORMAT.map_record(r).message for r in read_jsonl(SAMPLES[1])]
+    first = [FORMAT.map_record(r).message for r in read_jsonl(ECHO)]
     assert "oc-marker-77" in first[2].content  # the echo's output, in the call's result
+    child = [FORMAT.map_record(r) for r in read_jsonl(PACKAGE / "samples" / f"{CHILD}.jsonl")]
+    assert (child[0].spawned_by.parent_session_id, child[0].spawned_by.agent_id) == (PARENT, CHILD)
+    parent = [FORMAT.map_record(r) for r in read_jsonl(PACKAGE / "samples" / f"{PARENT}.jsonl")]
+    assert parent[0].spawned_by is None
+    (task,) = [p for p in parent[2].message.parts if p.kind is PartKind.TOOL_CALL]
+    assert FORMAT.spawn(task).prompt_sha256 == prompt_sha256(child[1].message.content)
 
 
 def test_sub_agents_compaction_errors_and_synthetic_text() -> None:
@@ -97,7 +106,7 @@ def test_lcm_import_finds_the_mirrors_and_quarantines_a_torn_line(site: Path, lc
     mirrors.mkdir(parents=True)
     for sample in SAMPLES:
         shutil.copy(sample, mirrors / sample.name)
-    with (mirrors / SAMPLES[0].name).open("a") as fh:
+    with (mirrors / GREP.name).open("a") as fh:
         fh.write('{"type": "message", "info": {"id": "msg_torn"\n')
     project = lcm_env.parent / "demo"
     (project / ".git").mkdir(parents=True)
@@ -105,8 +114,10 @@ def test_lcm_import_finds_the_mirrors_and_quarantines_a_torn_line(site: Path, lc
                    env={"PYTHONPATH": str(site)})
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["files_by_status"] == {"imported": 2} and report["messages"] == 6
+    assert report["files_by_status"] == {"imported": 4} and report["messages"] == 12
     assert sum(report["quarantined"].values()) == 1
+    listed = run_lcm("--project", str(project), "sessions", env={"PYTHONPATH": str(site)}).stdout
+    assert "3 sessions, 1 sub-agent runs" in listed and f"sub-agent run ...{CHILD}" in listed
 
 
 def test_install_writes_lcms_plugin_and_mcp_server_and_uninstall_restores_the_bytes(site: Path,
@@ -209,7 +220,7 @@ def test_the_plugin_mirrors_the_session_and_runs_lcms_hooks_as_opencode_calls_it
     plugin = tmp_path / "lcm.mjs"
     plugin.write_text(re.sub(r"^const LCM = .*;$", f"const LCM = {json.dumps([str(recorder)])};", installed,
                              count=1, flags=re.MULTILINE))
-    records = read_jsonl(SAMPLES[0])
+    records = read_jsonl(GREP)
     session, earlier = records[0]["info"], [{"info": r["info"], "parts": r["parts"]} for r in records[1:]]
     driver = tmp_path / "driver.mjs"
     driver.write_text(DRIVER % {"plugin": json.dumps(str(plugin)), "session": json.dumps(session),
