@@ -235,13 +235,35 @@ def _chars(rows: object) -> int:
     return len(json.dumps(rows, ensure_ascii=False, separators=(",", ":")))
 
 
-def measure(project: Project) -> list[dict[str, Any]]:
+def _embedder(app: Any) -> Any:
+    """The configured embedder (``recall.embedder``), or None when it cannot run here (said once)."""
+    from lcm_framework.embedding import EmbeddingUnavailableError, select_embedder
+
+    try:
+        return select_embedder(app.plugins.embedders(), app.config)
+    except EmbeddingUnavailableError as exc:
+        print(f"(semantic lane skipped: {exc})")
+        return None
+
+
+def _fused(lists: Sequence[Sequence[int]], k: int = 60) -> list[int]:
+    """Reciprocal-rank fusion of ranked id lists."""
+    scores: dict[int, float] = {}
+    for ranked in lists:
+        for rank, item in enumerate(ranked, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=lambda item: -scores[item])
+
+
+def measure(project: Project, embedder: Any = None) -> list[dict[str, Any]]:
     from lcm_framework.capabilities import call
     from lcm_framework.recall.grep import lexical
     from lcm_framework.recall.search import relevant
     from lcm_framework.storage.models import SearchMode, SearchTarget
 
     bm25 = BM25({mid: content for mid, (_, _, content) in project.turns.items()})
+    ids = sorted(project.turns)
+    vectors = embedder.embed([project.turns[m][2] for m in ids]) if embedder is not None else None
     app = _app(project.root)
     tool = app.plugins.capabilities()["lcm_search"]
     rows = []
@@ -266,6 +288,13 @@ def measure(project: Project) -> list[dict[str, Any]]:
                 scored = relevant(storage, case.question, SearchTarget.MESSAGES, PROMPT_ITEMS)
             for k in KS:
                 row[f"messages{k}"] = _recall([_slots((int(h.id) for h in hits[:k]), case)], case.evidence)
+            if vectors is not None:
+                similar = vectors @ embedder.embed([case.question])[0]
+                by_meaning = [ids[i] for i in sorted(range(len(ids)), key=lambda i: -similar[i])[:100]]
+                fused = _fused([[int(h.id) for h in hits], by_meaning])
+                for k in KS:
+                    row[f"semantic{k}"] = _recall([_slots(by_meaning[:k], case)], case.evidence)
+                    row[f"hybrid{k}"] = _recall([_slots(fused[:k], case)], case.evidence)
             row["prompt_relevance"] = max((h.score for h in scored if int(h.id) in wanted), default=0.0)
             rows.append(row)
         with app.project() as storage:
@@ -313,6 +342,11 @@ def report(rows: list[dict[str, Any]]) -> None:
     print(f"list recall@5 / BM25: {ratio:.2f}x (target >= 1.3x: {'MET' if ratio >= 1.3 else 'MISSED'}); "
           f">= BM25 for every kind: {'MET' if per_kind else 'MISSED'}; characters @5 {chars:.2f}x BM25's "
           f"(target <= 2x: {'MET' if chars <= 2 else 'MISSED'})")
+    if "hybrid5" in mean:
+        print(f"semantic lane, message hits only (not in lcm_search yet): embeddings alone recall@5 "
+              f"{mean['semantic5']:.3f} @10 {mean['semantic10']:.3f}; fused with the lexical hits by reciprocal "
+              f"rank @5 {mean['hybrid5']:.3f} @10 {mean['hybrid10']:.3f}, against lexical hits alone "
+              f"{mean['messages5']:.3f} / {mean['messages10']:.3f}")
     timings = sorted(r["ms10"] for r in rows)
     print(f"lcm_search p50 {timings[len(timings) // 2]:.1f} ms, p95 {timings[int(len(timings) * 0.95) - 1]:.1f} ms "
           "(in process, limit 10, this data set)")
@@ -332,7 +366,12 @@ def main(quick: bool = False) -> None:
         cases = sum(len(p.cases) for p in projects)
         print(f"{len(projects)} projects, {turns:,} turns, {cases} questions "
               f"(import and compact {time.perf_counter() - started:.1f} s)")
-        rows = [row for project in projects for row in measure(project)]
+        app = _app(projects[0].root)
+        try:
+            embedder = _embedder(app)
+        finally:
+            app.close()
+        rows = [row for project in projects for row in measure(project, embedder)]
     report(rows)
     if os.environ.get("LCM_BENCH_JSON"):
         print(json.dumps(rows))

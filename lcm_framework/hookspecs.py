@@ -16,6 +16,7 @@ import pluggy
 if TYPE_CHECKING:
     from .agents.contracts import AgentIntegration
     from .config import Config, Setting
+    from .embedding import EmbedderFactory
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -39,6 +40,11 @@ def lcm_register_rule_packs(register: Callable[[RulePack], None], config: Config
 @hookspec
 def lcm_register_summarizers(register: Callable[[str, SummarizerFactory], None]) -> None:
     """Register summarizer factories by name (``summarizer.provider`` selects one)."""
+
+
+@hookspec
+def lcm_register_embedders(register: Callable[[str, EmbedderFactory], None]) -> None:
+    """Register text embedder factories by name (``recall.embedder`` selects one) for the semantic recall lane."""
 
 
 @hookspec

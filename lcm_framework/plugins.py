@@ -28,6 +28,7 @@ from .errors import LcmError, PluginError, ScrubberError
 if TYPE_CHECKING:
     from .agents.contracts import AgentIntegration
     from .config import Config, Setting
+    from .embedding import EmbedderFactory
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
     from .summarize.contracts import SummarizerFactory
     from .transcripts.contracts import TranscriptFormat
@@ -141,6 +142,10 @@ class Plugins:
             name: item[1]
             for name, item in self._collect("summarizer", "lcm_register_summarizers", lambda t: t[0]).items()
         }
+
+    def embedders(self) -> dict[str, EmbedderFactory]:
+        return {name: item[1] for name, item in self._collect("embedder", "lcm_register_embedders",
+                                                              lambda t: t[0]).items()}
 
     def prompt_sources(self) -> list[PromptSource]:
         found = self._collect("prompt_source", "lcm_register_prompt_sources", lambda s: s.name)

@@ -103,6 +103,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("import.batch_size", int, 100, "Records per backfill transaction.", minimum=1, maximum=1000),
         Setting("import.workers", int, 0, "Processes a large import uses (0: one per CPU for 8 MiB or more; "
                 "1: in-process).", minimum=0, maximum=64),
+        Setting("recall.embedder", str, "wordllama", "Text embedder of the semantic recall lane, by name "
+                "(lcm_register_embedders; docs/recall.md)."),
         # memory
         Setting("memory.promote_after_compaction", bool, True,
                 "Promote durable insights of new summaries into memories after a compaction created some."),

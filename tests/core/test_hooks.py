@@ -114,6 +114,22 @@ def test_hook_lcm_register_summarizers() -> None:
     assert factory(None).count_tokens("abcdefgh") == 2  # type: ignore[arg-type]
 
 
+def test_hook_lcm_register_embedders() -> None:
+    class Letters:
+        name, dimensions, local = "letters", 2, True
+
+        def embed(self, texts: Any) -> list[list[float]]:
+            return [[float(len(t)), 0.0] for t in texts]
+
+    class P:
+        @hookimpl
+        def lcm_register_embedders(self, register: Any) -> None:
+            register("letters", lambda config: Letters())
+
+    embedder = only(P()).embedders()["letters"](None)  # type: ignore[arg-type]
+    assert embedder.embed(["abc"]) == [[3.0, 0.0]] and embedder.dimensions == 2
+
+
 def test_hook_lcm_register_prompt_sources() -> None:
     class Src:
         def __init__(self, name: str, priority: int) -> None:

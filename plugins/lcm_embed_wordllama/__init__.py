@@ -1,0 +1,1 @@
+"""Built-in plugin: the local ``wordllama`` text embedder (weights shipped in its wheel, no download)."""
