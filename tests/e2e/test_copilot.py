@@ -1,7 +1,7 @@
 """GitHub Copilot CLI 1.0.102 with the contrib plugin installed, as a user runs it against an OpenAI-compatible
 endpoint (its BYOK mode: no GitHub sign-in): install, a session with a shell call and an ``lcm_store`` MCP call,
 the stored conversation equal to Copilot CLI's own event log, the next session's restored context, ``lcm_grep``
-over MCP, the memory recalled for a related prompt, uninstall."""
+over MCP, the memory recalled for a related prompt, its own compaction (PreCompact), uninstall."""
 
 from __future__ import annotations
 
@@ -20,12 +20,13 @@ FACT = "The invoice exporter writes one CSV per tenant into the nightly bucket"
 USER_MCP = {"mcpServers": {"docs": {"tools": ["*"], "type": "local", "command": "/bin/true", "args": []}}}
 
 
-def copilot(user: User, prompt: str, steps: list[Step]) -> str:
+def copilot(user: User, prompt: str, steps: list[Step], **extra: str) -> str:
     """``copilot -p`` in a new session (its id), the model being the fake one (``COPILOT_PROVIDER_BASE_URL``)."""
     user.model.run(steps)
     session = str(uuid.uuid4())
     env = {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": f"{user.model.url}/v1",
-           "COPILOT_PROVIDER_API_KEY": "sk-e2e-fake", "COPILOT_MODEL": "gpt-4.1", "COPILOT_AUTO_UPDATE": "false"}
+           "COPILOT_PROVIDER_API_KEY": "sk-e2e-fake", "COPILOT_MODEL": "gpt-4.1", "COPILOT_AUTO_UPDATE": "false",
+           **extra}
     user._agent([str(user.agents.copilot), "-p", prompt, "--allow-all-tools", "--session-id", session], env)
     return session
 
@@ -102,7 +103,19 @@ def test_copilot_cli_end_to_end(user: User) -> None:
     assert stored[0] == ("user", "which bucket does the invoice exporter write CSV files into?")
     assert not any("Restored context" in i[1] for i in stored)  # LCM's context is never imported back
 
-    # 4. uninstall: the user's MCP servers byte for byte, LCM's hooks file gone
+    # 4. Copilot CLI compacts a long session itself: PreCompact ingests first, its summary is kept out of the
+    #    conversation (a native record of kind compact_summary)
+    user.model.input_tokens = 60_000
+    third = copilot(user, "check the compaction", [Shell("echo compacting-1"), Shell("echo compacting-2"),
+                                                   Text("compacted")], COPILOT_PROVIDER_MAX_PROMPT_TOKENS="64000")
+    user.model.input_tokens = 50
+    log = events(user, third).read_text()
+    assert '"type":"session.compaction_complete"' in log.replace(" ", ""), "Copilot CLI did not compact"
+    rows = user.wait_processed({"PreCompact"})
+    assert all(err is None for _, _, err in rows), rows
+    assert stored_items(user, third) == copilot_items(events(user, third))
+
+    # 5. uninstall: the user's MCP servers byte for byte, LCM's hooks file gone
     user.lcm("uninstall", "copilot")
     assert mcp_config.read_bytes() == before[mcp_config]
     assert not (copilot_home / "hooks").exists()
