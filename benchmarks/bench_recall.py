@@ -352,6 +352,45 @@ def report(rows: list[dict[str, Any]]) -> None:
           "(in process, limit 10, this data set)")
 
 
+def scale(tmp: Path, n: int, queries: int) -> None:
+    """``search`` (what ``lcm_search`` runs: three lists, fusion, neighbouring turns, merging) over ``n``
+    messages imported with ``import_sources``, drawn from ``bench_storage``'s Zipf vocabulary (no message
+    repeated), for questions of three content words: wall and CPU time per search."""
+    from benchmarks.bench_storage import WORDS, Vocabulary, p95, write_sessions
+    from lcm_framework.ingest.api import import_sources
+    from lcm_framework.recall import search
+
+    vocabulary = Vocabulary()
+    sessions = tmp / "scale-sessions"
+    sessions.mkdir()
+    write_sessions(sessions, vocabulary.messages(n))
+    root = tmp / "scale"
+    (root / ".git").mkdir(parents=True)
+    app = _app(root)
+    try:
+        started = time.perf_counter()
+        import_sources(app, [sessions], project=root)
+        imported = time.perf_counter() - started
+        rng = random.Random(5)
+        rarer = [t for t in vocabulary.tail if t.isidentifier()]
+        wall, cpu = [], []
+        with app.project() as storage:
+            search(storage, "warm up", limit=10)
+            for _ in range(queries):
+                question = f"why did the {rng.choice(rarer)} {rng.choice(WORDS)} fail with {rng.choice(rarer)}?"
+                t0, c0 = time.perf_counter(), time.process_time()
+                search(storage, question, limit=10)
+                wall.append((time.perf_counter() - t0) * 1000)
+                cpu.append((time.process_time() - c0) * 1000)
+    finally:
+        app.close()
+    wall.sort()
+    cpu.sort()
+    print(f"lcm_search's ranking over {n:,} imported messages (import {imported:.0f} s), {queries} questions, "
+          f"limit 10, lexical lanes: p50 {wall[len(wall) // 2]:.1f} ms wall / {cpu[len(cpu) // 2]:.1f} ms CPU, "
+          f"p95 {p95(wall):.1f} / {p95(cpu):.1f} ms (target p95 < 50 ms)")
+
+
 def main(quick: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LCM_HOME"] = str(Path(tmp) / "home")
@@ -372,7 +411,8 @@ def main(quick: bool = False) -> None:
         finally:
             app.close()
         rows = [row for project in projects for row in measure(project, embedder)]
-    report(rows)
+        report(rows)
+        scale(Path(tmp), 20_000 if quick else 1_000_000, 50 if quick else 200)
     if os.environ.get("LCM_BENCH_JSON"):
         print(json.dumps(rows))
 
