@@ -102,7 +102,7 @@ def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) ->
     lines += [paint(DIM, "     " + terminal_safe(one_line(f"{t.role}: {t.text}", room))) for t in after]
     lines += ["     - " + terminal_safe(one_line(f"{t.id} {t.role} {when(t.created_at)}: {t.text}", room - 2))
               for t in r.hits]
-    meta = [f"session {r.session_id}"] if r.session_id else []
+    meta = [f"session {hit.session_id}"] if hit.session_id else []
     if r.covered_by:
         meta.append(f"in {', '.join(r.covered_by)}")
     where = origin(hit).strip()

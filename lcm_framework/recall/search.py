@@ -72,12 +72,11 @@ class Ranked:
     covered_by: tuple[str, ...]
     role: str | None = None
     """A message's speaker (``user``, ``assistant``, ``tool``...)."""
-    session_id: str | None = None
     span: tuple[datetime, datetime] | None = None
     """A summary's earliest and latest covered message times."""
     context: tuple[Turn, ...] = ()
     hits: tuple[Turn, ...] = ()
-    """A summary's source messages matching the query best: the summary is their group header."""
+    """The message hits a summary covers (the best ``GROUP_HITS``): the summary is their group header."""
 
     @property
     def chars(self) -> int:
@@ -122,7 +121,7 @@ def search(
     for h in candidates:
         if len(results) >= limit:
             break
-        hit = to_hit(h, origins)
+        hit = replace(to_hit(h, origins), session_id=_session(storage, sessions, h.conversation_id))
         if h.target is SearchTarget.MESSAGES:
             message = messages.get(int(h.id))
             if message is None or message.message_id in shown or _same(message.content) in texts:
@@ -136,8 +135,7 @@ def search(
             texts.update(_same(m.content) for m in (message, *turns))
             results.append(Ranked(
                 0, storage.project_id, replace(hit, snippet=passage(message.content, stems, RESULT_CHARS)),
-                tuple(covering.get(message.message_id, [])), message.role.value,
-                _session(storage, sessions, message.conversation_id), None,
+                tuple(covering.get(message.message_id, [])), message.role.value, None,
                 tuple(Turn(f"msg_{m.message_id}", m.role.value, m.created_at,
                            passage(m.content, stems, NEIGHBOUR_CHARS)) for m in turns)))
         elif h.target is SearchTarget.SUMMARIES:
@@ -152,8 +150,7 @@ def search(
             results.append(Ranked(
                 0, storage.project_id, replace(hit, snippet=passage(summary.content, stems, GROUP_CHARS if members
                                                                     else RESULT_CHARS)),
-                (), None, _session(storage, sessions, summary.conversation_id), span,
-                hits=tuple(Turn(f"msg_{m.message_id}", m.role.value, m.created_at,
+                (), None, span, hits=tuple(Turn(f"msg_{m.message_id}", m.role.value, m.created_at,
                                 passage(m.content, stems, NEIGHBOUR_CHARS)) for m in members)))
         else:
             results.append(Ranked(0, storage.project_id, replace(hit, snippet=passage(h.snippet, stems,

@@ -190,4 +190,4 @@ def test_recall_search_gives_the_same_fused_list_on_every_backend(project: Proje
     assert [(r.hit.id, r.role, [t.id for t in r.context]) for r in ranked] == [
         (ids[0], "user", [ids[1]]), (f"mem_{memory.memory_id}", None, []), (ids[4], "user", [ids[3]])]
     assert ranked[1].hit.score > 0.5 > ranked[2].hit.score
-    assert ranked[0].context[0].text == "Pickles! It chews everything." and ranked[0].session_id == "chat"
+    assert ranked[0].context[0].text == "Pickles! It chews everything." and ranked[0].hit.session_id == "chat"
