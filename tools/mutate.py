@@ -54,7 +54,9 @@ TARGETS: dict[str, tuple[str, ...]] = {
     ),
     "lcm_framework/portable/": ("tests/portable",),
     "lcm_framework/ingest/resume.py": ("tests/ingest/test_import.py", "tests/ingest/test_recovery.py"),
-    "lcm_framework/sqlite_files.py": ("tests/sqlite/test_lock_safety.py", "tests/sqlite/test_files.py"),
+    "lcm_framework/sqlite_files.py": (
+        "tests/sqlite/test_private_files.py", "tests/sqlite/test_lock_safety.py", "tests/sqlite/test_files.py",
+    ),
     "lcm_framework/daemon/server.py": (
         "tests/daemon/test_service.py", "tests/daemon/test_daemon_http.py", "tests/daemon/test_hostile_requests.py",
     ),
