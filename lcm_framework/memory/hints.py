@@ -6,11 +6,11 @@ conversation (``recent_topic``), then fills its ``memory.restore_count`` places 
 Relevance is ``lcm search``'s (``recall.search.relevant``): the prompt (its first ``MAX_QUERY_CHARS``) is
 searched in the ``RANKED`` mode (any phrase, stemmed, stop words ignored) and a hit's score is divided by the
 best score the query can reach (``best_score``), so a memory sharing one of three content words with the
-prompt scores about 0.3 and one sharing none is not a candidate at all. As in
-``lcm search``, a summary is a candidate only when it matches more phrases than every message does (else a
-message says it better, and messages are not injected); summaries the session already has in context are
-left out. Equal relevance goes to the more confident memory. Only items scoring at least
-``memory.recall_min_score`` are injected, best first, until ``memory.recall_max_tokens``.
+prompt scores about 0.3 and one sharing none is not a candidate at all. As in ``lcm search``, a summary
+matching fewer phrases than the best message is no candidate (a message says it better, and messages are
+not injected); summaries the session already has in context are left out. Equal relevance goes to the more
+confident memory. Only items scoring at least ``memory.recall_min_score`` are injected, best first, until
+``memory.recall_max_tokens``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def summary_hints(storage: ProjectStorage, query: str, prompt: frozenset[str], *
     seen = _in_context(storage, session_id)
     hints: dict[str, Hint] = {}
     for hit in found:
-        if hit.id in seen or hit.id in hints or math.floor(hit.score * best_score(query) + 1e-9) <= best_message:
+        if hit.id in seen or hit.id in hints or math.floor(hit.score * best_score(query) + 1e-9) < best_message:
             continue
         summary = storage.summaries.get_summary(hit.id)
         if summary is not None:
