@@ -53,7 +53,9 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "tests/recall/test_cli.py",
     ),
     "lcm_framework/portable/": ("tests/portable",),
-    "lcm_framework/ingest/resume.py": ("tests/ingest/test_import.py", "tests/ingest/test_recovery.py"),
+    "lcm_framework/ingest/resume.py": (
+        "tests/ingest/test_resume_point.py", "tests/ingest/test_import.py", "tests/ingest/test_recovery.py",
+    ),
     "lcm_framework/sqlite_files.py": (
         "tests/sqlite/test_private_files.py", "tests/sqlite/test_lock_safety.py", "tests/sqlite/test_files.py",
     ),
