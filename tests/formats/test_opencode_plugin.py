@@ -75,6 +75,18 @@ def test_the_sessions_opencode_wrote_map_to_their_turns() -> None:
     assert FORMAT.spawn(task).prompt_sha256 == prompt_sha256(child[1].message.content)
 
 
+def test_opencodes_auto_compaction_is_kept_out_of_the_conversation() -> None:
+    """OpenCode 1.18.33 compacting on its own: the request (a ``compaction`` part), the summary
+    (``summary: true``), then its synthetic request to continue."""
+    (sample,) = (PACKAGE / "samples" / "compaction").glob("ses_*.jsonl")
+    mapped = [FORMAT.map_record(r) for r in read_jsonl(sample)]
+    assert [m.kind for m in mapped[3:5]] == [CLIENT_META, COMPACT_SUMMARY]
+    assert mapped[3].message is None and mapped[4].message is None
+    (text,) = mapped[5].message.parts
+    assert mapped[5].message.role is Role.USER and text.metadata == CLIENT_AUTHORED  # the model read it
+    assert mapped[6].message.role is Role.ASSISTANT and mapped[7].kind == CLIENT_META  # and it compacts again
+
+
 def test_sub_agents_compaction_errors_and_synthetic_text() -> None:
     child = FORMAT.map_record({"type": "session", "info": {"id": "ses_child", "directory": "/p",
                                                            "parentID": "ses_parent", "time": {"created": 1}}})
