@@ -60,7 +60,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
         "tests/sqlite/test_private_files.py", "tests/sqlite/test_lock_safety.py", "tests/sqlite/test_files.py",
     ),
     "lcm_framework/daemon/server.py": (
-        "tests/daemon/test_service.py", "tests/daemon/test_daemon_http.py", "tests/daemon/test_hostile_requests.py",
+        "tests/daemon/test_error_status.py", "tests/daemon/test_service.py", "tests/daemon/test_daemon_http.py",
+        "tests/daemon/test_hostile_requests.py",
     ),
 }
 """Module (or package folder) -> the tests that exercise it. The first match, longest prefix first, wins."""
