@@ -89,6 +89,8 @@ def test_failures_contexts_and_attachments() -> None:
     assert [p.kind for p in attached.message.parts] == [PartKind.TEXT, PartKind.IMAGE, PartKind.FILE]
     assert FORMAT.map_record(["odd"]).message is None and FORMAT.map_record({"type": "abort"}).message is None
     assert not FORMAT.sniff([{"type": "user.message", "data": {"content": "x"}}])
+    assert FORMAT.default_roots({"COPILOT_HOME": "/opt/cp", "HOME": "/h"}) == [Path("/opt/cp/session-state")]
+    assert FORMAT.default_roots({"HOME": "/h"}) == [Path("/h/.copilot/session-state")]
 
 
 def test_lcm_import_finds_copilot_sessions_and_quarantines_a_torn_line(site: Path, lcm_env: Path) -> None:

@@ -111,6 +111,8 @@ def test_sub_agents_compaction_errors_and_synthetic_text() -> None:
     assert (asked.kind, asked.message) == (CLIENT_META, None)
     assert (summary.kind, summary.message) == (COMPACT_SUMMARY, None)
     assert FORMAT.map_record({"type": "removed"}).message is None and FORMAT.map_record([1]).message is None
+    assert FORMAT.default_roots({"XDG_DATA_HOME": "/d", "HOME": "/h"}) == [Path("/d/opencode/lcm-sessions")]
+    assert FORMAT.default_roots({"HOME": "/h"}) == [Path("/h/.local/share/opencode/lcm-sessions")]
 
 
 def test_lcm_import_finds_the_mirrors_and_quarantines_a_torn_line(site: Path, lcm_env: Path) -> None:

@@ -130,9 +130,10 @@ class CopilotCliFormat:
     def default_roots(self, env: Mapping[str, str]) -> list[Path]:
         """``$COPILOT_HOME/session-state`` (``COPILOT_HOME`` defaults to ``$HOME/.copilot``; may not exist)."""
         given = env.get("COPILOT_HOME")
-        home = Path(given).expanduser() if given else Path(env["HOME"]) / ".copilot" if env.get("HOME") \
-            else Path.home() / ".copilot"
-        return [home / "session-state"]
+        if given:
+            return [Path(given).expanduser() / "session-state"]
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        return [home / ".copilot" / "session-state"]
 
     def discover(self, root: Path) -> Iterator[Path]:
         """``<session id>/events.jsonl`` under ``root``, sorted."""
