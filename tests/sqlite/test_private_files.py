@@ -53,3 +53,35 @@ def test_quick_check_tells_a_damaged_file_from_one_it_cannot_open(tmp_path: Path
     assert quick_check(junk, 1.0) == ("corrupt", "the file is damaged or not a database")
     status, detail = quick_check(tmp_path / "missing.db", 1.0)
     assert status == "unavailable" and detail.startswith("could not be checked")
+
+
+class _Converting:
+    """A connection whose WAL conversion reports busy ``busy`` times (a concurrent opener converting)."""
+
+    def __init__(self, busy: int, code: int = sqlite3.SQLITE_BUSY) -> None:
+        self.busy, self.code, self.calls = busy, code, 0
+
+    def execute(self, sql: str) -> None:
+        self.calls += 1
+        if self.calls <= self.busy:
+            error = sqlite3.OperationalError("database is locked")
+            error.sqlite_errorcode = self.code  # type: ignore[attr-defined]
+            raise error
+
+
+def test_wal_conversion_is_retried_while_busy_and_only_then() -> None:
+    from lcm_framework.sqlite_files import enable_wal
+
+    busy = _Converting(3)
+    enable_wal(busy, 5.0)  # type: ignore[arg-type]
+    assert busy.calls == 4
+    extended = _Converting(1, code=sqlite3.SQLITE_BUSY | (1 << 8))  # SQLITE_BUSY_RECOVERY: an extended busy code
+    enable_wal(extended, 5.0)  # type: ignore[arg-type]
+    assert extended.calls == 2
+    broken = _Converting(1, code=sqlite3.SQLITE_IOERR)
+    with pytest.raises(sqlite3.OperationalError):
+        enable_wal(broken, 5.0)  # type: ignore[arg-type]
+    assert broken.calls == 1  # another error is not retried
+    stuck = _Converting(10**9)
+    with pytest.raises(sqlite3.OperationalError):
+        enable_wal(stuck, 0.05)  # type: ignore[arg-type]
