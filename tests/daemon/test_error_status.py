@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
+
 import pytest
 
 from lcm_framework import errors
@@ -34,3 +37,15 @@ def test_each_error_has_its_status_and_code(exc: BaseException, answer: tuple[in
 def test_a_bad_request_keeps_its_own_status() -> None:
     found = error_status(BadRequest("too large", status=413, code="body_too_large"))
     assert found == (413, "body_too_large")
+
+
+def test_a_running_daemon_keeps_its_files_private(tmp_path: Path) -> None:
+    """The log (which names projects and errors), the token and the pid file are the user's alone."""
+    from tests.daemon.support import DaemonProcess, free_port
+
+    daemon = DaemonProcess(tmp_path / "home", free_port()).start(timeout=60)
+    try:
+        for name in ("daemon.log", "daemon.token", "daemon.pid"):
+            assert stat.S_IMODE((tmp_path / "home" / name).stat().st_mode) == 0o600, name
+    finally:
+        daemon.stop()
