@@ -82,6 +82,7 @@ _BINOP_SWAP: dict[type[ast.operator], type[ast.operator]] = {
 class Mutant:
     path: str
     line: int
+    column: int
     operator: str
     original: str
     mutated: str
@@ -191,7 +192,7 @@ def mutants(path: str, source: str) -> list[tuple[Mutant, str]]:
                     continue
             except SyntaxError:
                 continue
-            found.append((Mutant(path, node.lineno, operator, original.splitlines()[0][:100],
+            found.append((Mutant(path, node.lineno, node.col_offset + 1, operator, original.splitlines()[0][:100],
                                  text.splitlines()[0][:100]), mutated))
     return found
 
@@ -297,7 +298,7 @@ def run_area(sandbox: Sandbox, paths: Sequence[str], tests: Sequence[str], limit
             os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         outcomes.append(Outcome(mutant, status, seconds))
         if log:
-            print(f"  {status:8} {mutant.path}:{mutant.line} {mutant.operator}: {mutant.original} -> "
+            print(f"  {status:8} {mutant.path}:{mutant.line}:{mutant.column} {mutant.operator}: {mutant.original} -> "
                   f"{mutant.mutated}", file=sys.stderr)
     return outcomes
 
@@ -343,7 +344,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in results:
         print(f"{r['area']:45} {r['mutants']:>7} {r['killed']:>6} {r['kill_rate']!s:>6}")
         for s in r["survivors"]:  # type: ignore[attr-defined]
-            print(f"    survived {s['path']}:{s['line']} {s['operator']}: {s['original']} -> {s['mutated']}")
+            print(f"    survived {s['path']}:{s['line']}:{s['column']} {s['operator']}: {s['original']} -> "
+                  f"{s['mutated']}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     low = [r for r in results if isinstance(r["kill_rate"], float) and r["kill_rate"] < args.min_rate]
