@@ -125,7 +125,9 @@ def write_stream(app: App, out: TextIO, *, all_projects: bool, memories_only: bo
     special = str(user_wide_root(app).resolve())
     count = 0
     for ref in refs:
-        storage = app.storage.open_project(ref)
+        storage = app.storage.open_existing_project(ref)  # an export only reads: it creates no project
+        if storage is None:
+            continue
         try:
             for record in project_records(storage, Path(app.config.home), memories_only=memories_only,
                                           user_wide=ref.root == special, root=ref.root):

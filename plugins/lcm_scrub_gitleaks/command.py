@@ -233,7 +233,10 @@ def _audit(args: argparse.Namespace, app: App) -> int:
     projects: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for ref in refs:
-        storage = app.storage.open_project(ref)
+        storage = app.storage.open_existing_project(ref)  # an audit only reads: it creates no project
+        if storage is None:
+            projects.append({"project_id": ref.project_id, "root": ref.root, "findings": 0, "scanned": {}})
+            continue
         try:
             report = audit_project(storage, scrubber)
         finally:

@@ -29,6 +29,13 @@ READS = [
     ("describe", "msg_1"),
     ("expand", "msg_1"),
     ("sessions",),
+    ("sensitive", "audit"),
+    ("memory", "search", "port"),
+    ("memory", "stats"),
+    ("memory", "review"),
+    ("vacuum",),
+    ("export", "-o", "-"),
+    ("tool", "lcm_grep", "port"),
 ]
 
 
