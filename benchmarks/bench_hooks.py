@@ -169,8 +169,32 @@ def main(quick: bool) -> None:
 
         down = timed_runs([*lcm, "hook", "Stop"], runs, stdin=payload, env=env)
         line("lcm hook Stop (daemon down: outbox)", down, base95)
+        post_tool_use(lcm, env, project, transcript, runs, requests, base95)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def post_tool_use(lcm: list[str], env: dict[str, str], project: Path, transcript: Path, runs: int,
+                  requests: int, base95: float) -> None:
+    """PostToolUse, a passive event captured straight into the outbox: the whole hook process, and the capture
+    itself in-process (parse, settings, outbox insert; target p95 < 100 ms)."""
+    import io
+
+    from lcm_framework.agent_hooks.runner import run
+
+    payload = json.dumps({"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(project),
+                          "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "pytest -x tests/test_retry.py"},
+                          "tool_response": {"exit_code": 1, "stderr": "E   AssertionError: retry budget " * 50,
+                                            "stdout": "collected 12 items " * 500}}).encode()
+    whole = timed_runs([*lcm, "hook", "PostToolUse"], runs, stdin=payload, env=env)
+    line("lcm hook PostToolUse (outbox)", whole, base95)
+    samples = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        run("PostToolUse", None, payload, out=io.StringIO(), err=io.StringIO(), env=env)
+        samples.append((time.perf_counter() - started) * 1000)
+    line("PostToolUse capture, in-process", samples, target=100)
 
 
 def doc_sentences() -> list[str]:

@@ -145,6 +145,8 @@ def _complete(v: Validator, lease: Lease, claim: InboxClaim, effect: PassiveEffe
         if value is not None and not isinstance(value, str):
             raise v.invalid(f"effect {name} must be text", "invalid_type")
         v.text(name, value)
+    if not isinstance(effect.co_edit, bool):
+        raise v.invalid("effect co_edit must be a boolean", "invalid_type")
     if isinstance(effect.files, str) or not all(isinstance(f, str) and f for f in effect.files):
         raise v.invalid("effect files must be a list of non-empty paths", "invalid_type")
     v.texts("file", effect.files)

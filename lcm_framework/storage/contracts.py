@@ -390,8 +390,8 @@ class PassiveInboxRepository(Protocol):
         ...
     def backlog(self) -> InboxBacklog: ...
     def co_edits(self, path: str) -> dict[str, int]:
-        """For each other file edited in a session that edited ``path`` (per the log), how many such
-        sessions there are."""
+        """For each other file edited in a session that edited ``path`` (effects applied with ``co_edit``),
+        how many such sessions there are."""
         ...
 
 

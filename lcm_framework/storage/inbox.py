@@ -106,13 +106,15 @@ class InboxClaim:
 @dataclass(frozen=True, slots=True)
 class PassiveEffect:
     """What applying one event records in the project's passive-event log. ``files`` are relative to the
-    project root, so the same file on two machines is one path."""
+    project root, so the same file on two machines is one path; ``co_edit``: they were edited (successfully)
+    and count toward ``PassiveInboxRepository.co_edits``."""
 
     session_id: str | None
     tool_name: str | None = None
     status: str | None = None
     files: Sequence[str] = ()
     detail: str | None = None
+    co_edit: bool = False
 
 
 @dataclass(frozen=True, slots=True)

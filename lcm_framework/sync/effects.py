@@ -47,8 +47,9 @@ def effect_of(claim: InboxClaim) -> PassiveEffect:
     if not isinstance(files, list) or not all(isinstance(f, str) and f for f in files):
         raise _invalid("the payload's files are not a list of paths", "payload_shape")
     detail = _text(tool, "error") or _text(tool, "command")
-    return PassiveEffect(session_id=session, tool_name=_text(tool, "tool"), status=_text(tool, "status"),
-                         files=tuple(files), detail=detail)
+    name, status = _text(tool, "tool"), _text(tool, "status")
+    return PassiveEffect(session_id=session, tool_name=name, status=status, files=tuple(files), detail=detail,
+                         co_edit=name in EDIT_TOOLS and status == "ok")
 
 
 def _text(body: dict[str, Any], key: str) -> str | None:
@@ -63,7 +64,7 @@ def _text(body: dict[str, Any], key: str) -> str | None:
 def team_learning(repos: Repositories, claim: InboxClaim, effect: PassiveEffect) -> list[int]:
     """Memory candidates this applied edit completes (ids): each file pair once, when it reaches
     ``CO_EDIT_SESSIONS`` sessions. Call after ``complete`` in the same transaction."""
-    if effect.tool_name not in EDIT_TOOLS or not effect.files or effect.session_id is None:
+    if not effect.co_edit or not effect.files or effect.session_id is None:
         return []
     created: list[int] = []
     seen: set[tuple[str, str]] = set()

@@ -37,7 +37,7 @@ _INTEGRITY_TABLES = ("conversations", "messages", "message_parts", "native_trans
                      "summary_messages", "summary_parents", "context_items", "large_files", "memories",
                      "recall_stats", "recall_surfacings", "redaction_counts", "session_ingests",
                      "ingest_checkpoints", "leases", "subagent_links", "passive_event_inbox",
-                     "passive_event_log")
+                     "passive_event_log", "passive_session_files", "passive_co_edits")
 CAPABILITIES = Capabilities(
     backend=BACKEND,
     transactions=True,

@@ -46,6 +46,8 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "passive_event_streams": ("SELECT", "INSERT", "UPDATE"),
     "passive_event_inbox": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "passive_event_log": ("SELECT", "INSERT"),
+    "passive_session_files": ("SELECT", "INSERT"),
+    "passive_co_edits": ("SELECT", "INSERT", "UPDATE"),
 }
 
 

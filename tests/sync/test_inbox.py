@@ -184,11 +184,13 @@ def test_co_edits_count_sessions_editing_files_together(pg_backend: CheckedBacke
     with closing(pg_backend.open_project(ref("alpha"))) as storage:
         inbox, lease = storage.passive_inbox, _lease(storage)
         inbox.deliver(lease, chain("m1", 1, 4))
-        effects = [PassiveEffect("s1", "Edit", "ok", ("a.py",)), PassiveEffect("s1", "Edit", "ok", ("b.py",)),
-                   PassiveEffect("s2", "Edit", "ok", ("a.py", "b.py")), PassiveEffect("s3", "Edit", "ok", ("c.py",))]
+        effects = [PassiveEffect("s1", "Edit", "ok", ("a.py",), co_edit=True),
+                   PassiveEffect("s1", "Edit", "ok", ("b.py", "a.py"), co_edit=True),
+                   PassiveEffect("s2", "Edit", "ok", ("a.py", "b.py"), co_edit=True),
+                   PassiveEffect("s3", "Read", "ok", ("a.py", "c.py"))]  # read, not edited: not counted
         for claim, effect in zip(inbox.claim(lease, limit=10, ttl_seconds=30), effects, strict=True):
             _apply(storage, lease, claim, effect)
-        assert inbox.co_edits("a.py") == {"b.py": 2}
+        assert inbox.co_edits("a.py") == {"b.py": 2} and inbox.co_edits("b.py") == {"a.py": 2}
         assert inbox.co_edits("c.py") == {}
 
 

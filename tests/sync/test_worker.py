@@ -3,6 +3,7 @@ duplicate deliveries; the invariants after each (``machines.check_invariants``).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -45,7 +46,8 @@ def team(pg: TestDatabase, pg_schema: str, tmp_path: Path) -> list[Machine]:
 def test_two_machines_apply_each_event_once_in_order_then_prune(pg: TestDatabase, pg_schema: str,
                                                                 team: list[Machine]) -> None:
     a, b = team
-    a.capture(5, files=("src/a.py", "src/b.py"))
+    a.capture(3, files=("src/a.py", "src/b.py"))
+    a.capture(2, session="t", files=("src/b.py", "src/a.py"))
     b.capture(4, files=("src/a.py", "src/b.py"))
     with worker_for(a) as wa, worker_for(b) as wb:
         first = wa.drain()
@@ -53,6 +55,10 @@ def test_two_machines_apply_each_event_once_in_order_then_prune(pg: TestDatabase
         check_invariants(pg, pg_schema, team, final=False)
         second = wb.drain()
         assert second.delivered == 4 and second.pruned == 4
+        storage = wb.projects.storage(str(b.root))  # the third session made one team candidate
+        (candidate,) = storage.promoted_memory.list_memories(tag="co-edit")
+    assert candidate.content.startswith("src/a.py and src/b.py are usually changed together (3 sessions")
+    assert json.loads(candidate.metadata or "{}")["events"] == [b.events()[0].uuid]  # lineage: the event
     check_invariants(pg, pg_schema, team, final=True)
     log = log_rows(pg, pg_schema)
     assert len(log) == 9 and {m for _u, m, _s, _o in log} == {a.events()[0].machine_id, b.events()[0].machine_id}

@@ -27,4 +27,6 @@ GRANT SELECT, INSERT, UPDATE ON "lcm".subagent_links TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".passive_event_streams TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".passive_event_inbox TO "lcm_runtime";
 GRANT SELECT, INSERT ON "lcm".passive_event_log TO "lcm_runtime";
+GRANT SELECT, INSERT ON "lcm".passive_session_files TO "lcm_runtime";
+GRANT SELECT, INSERT, UPDATE ON "lcm".passive_co_edits TO "lcm_runtime";
 COMMIT;

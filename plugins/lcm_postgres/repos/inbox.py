@@ -195,8 +195,28 @@ class PgPassiveInbox(Repository):
                 "%s, %s)",
                 (self._project, claim.event_uuid, claim.machine_id, claim.seq, claim.event, effect.session_id,
                  effect.tool_name, effect.status, list(effect.files), effect.detail, observed_at))
+            if effect.co_edit and effect.session_id is not None and effect.files:
+                self._count_co_edits(cur, effect.session_id, list(dict.fromkeys(effect.files)))
             cur.execute("UPDATE passive_event_inbox SET state = 'applied', applied_at = clock_timestamp(), "
                         "claim_expires_at = NULL WHERE event_uuid = %s::uuid", (claim.event_uuid,))
+
+    def _count_co_edits(self, cur: Any, session_id: str, files: list[str]) -> None:
+        """Add the files this session edits for the first time; each new pair gains one session."""
+        cur.execute("INSERT INTO passive_session_files (project_id, session_id, path) SELECT %s, %s, f "
+                    "FROM unnest(%s::text[]) AS f ON CONFLICT DO NOTHING RETURNING path",
+                    (self._project, session_id, files))
+        new = {r[0] for r in cur.fetchall()}
+        if not new:
+            return
+        cur.execute("SELECT path FROM passive_session_files WHERE project_id = %s AND session_id = %s",
+                    (self._project, session_id))
+        present = [r[0] for r in cur.fetchall()]
+        pairs = sorted({(min(a, b), max(a, b)) for a in new for b in present if a != b})
+        if pairs:
+            cur.executemany("INSERT INTO passive_co_edits (project_id, path_a, path_b, sessions) VALUES "
+                            "(%s, %s, %s, 1) ON CONFLICT (project_id, path_a, path_b) DO UPDATE SET "
+                            "sessions = passive_co_edits.sessions + 1",
+                            [(self._project, a, b) for a, b in pairs])
 
     def fail(self, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
              retry_after_s: float) -> InboxRow:
@@ -279,12 +299,9 @@ class PgPassiveInbox(Repository):
 
     def co_edits(self, path: str) -> dict[str, int]:
         with self._cursor() as cur:
-            cur.execute(
-                "SELECT f, count(DISTINCT other.session_id) FROM passive_event_log this "
-                "JOIN passive_event_log other ON other.project_id = this.project_id "
-                "AND other.session_id = this.session_id CROSS JOIN LATERAL unnest(other.files) AS f "
-                "WHERE this.project_id = %s AND this.files @> ARRAY[%s]::text[] AND f <> %s GROUP BY f ORDER BY f",
-                (self._project, path, path))
+            cur.execute("SELECT CASE WHEN path_a = %s THEN path_b ELSE path_a END, sessions FROM passive_co_edits "
+                        "WHERE project_id = %s AND (path_a = %s OR path_b = %s) ORDER BY 1",
+                        (path, self._project, path, path))
             return {f: self._int(n) for f, n in cur.fetchall()}
 
     def _row(self, r: Sequence[Any]) -> InboxRow:
