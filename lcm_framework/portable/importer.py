@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -109,6 +110,8 @@ def import_file(app: App, path: Path, *, here: bool = False) -> ImportReport:
 @contextmanager
 def _open(path: Path) -> Iterator[IO[bytes]]:
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a directory, FIFO or device (/dev/zero) is never read
+            raise RecordFormatError(f"cannot read {path}: not a regular file")
         stream = path.open("rb")
     except OSError as exc:
         raise RecordFormatError(f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None

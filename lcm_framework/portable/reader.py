@@ -18,12 +18,17 @@ from . import schema
 from .records import FORMAT, VERSION, RecordFormatError, digest
 
 MAX_DEPTH = 64
+MAX_LINE_BYTES = 256 * 1024 * 1024
+"""The longest record line read (a conversation record holds the whole conversation)."""
 """Deepest nesting of arrays and objects a line may hold (records need 5; ``lineage.extra`` gets the rest)."""
 
 
-def lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
-    """``(number, text)`` of each line (numbered from 1); RecordFormatError for a line that is not UTF-8."""
-    for number, raw in enumerate(stream, start=1):
+def lines(stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` of each line (numbered from 1); RecordFormatError for a line that is not UTF-8 or
+    longer than ``max_line_bytes`` (read no further than that: an endless line costs no more memory)."""
+    for number, raw in enumerate(iter(lambda: stream.readline(max_line_bytes + 1), b""), start=1):
+        if len(raw) > max_line_bytes:
+            raise RecordFormatError(f"line {number} is longer than {max_line_bytes:,} bytes")
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError:

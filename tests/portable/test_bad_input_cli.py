@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,7 +53,24 @@ def test_bad_input_is_a_typed_error_naming_the_line(cli: Cli, tmp_path: Path, ca
 
 def test_a_missing_or_unreadable_file_is_a_typed_error(cli: Cli, tmp_path: Path) -> None:
     assert "cannot read" in cli.refused("import-records", str(tmp_path / "absent.jsonl"))
-    assert "cannot read" in cli.refused("import-records", str(tmp_path))  # a directory
+    assert "not a regular file" in cli.refused("import-records", str(tmp_path))  # a directory
+    assert "not a regular file" in cli.refused("import-records", "/dev/zero")  # an endless device: never read
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in cli.refused("import-records", str(fifo))  # would block the reader
+
+
+def test_an_endless_line_is_refused_at_the_cap_without_reading_it_all() -> None:
+    import io
+
+    from lcm_framework.portable.reader import RecordFormatError, lines
+
+    stream = io.BytesIO(b'{"a": 1}\n' + b"x" * 5000)
+    numbered = lines(stream, max_line_bytes=1000)
+    assert next(numbered) == (1, '{"a": 1}\n')
+    with pytest.raises(RecordFormatError, match="line 2 is longer than 1,000 bytes"):
+        next(numbered)
+    assert stream.tell() <= 10 + 1001  # no more of the line was read than the cap
 
 
 def test_records_before_a_bad_line_stay_imported(cli: Cli, tmp_path: Path) -> None:
