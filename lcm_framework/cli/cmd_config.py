@@ -62,6 +62,9 @@ def run(args: argparse.Namespace, app: App) -> int:
             print(shown)
     elif args.action == "set":
         value = settings.parse(args.key, args.value, "command line")
+        check = settings.lookup(args.key).check
+        if check is not None and value is not None:
+            check(value)
         if args.key == "storage.backend":  # only a backend a loaded plugin provides: a typo breaks no command
             installed_backend(app.plugins, value, "command line")
         path = config.project_file if args.scope == "project" else config.global_file

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 KINDS: tuple[type, ...] = (str, int, float, bool, list)
@@ -19,7 +19,8 @@ class Setting:
 
     ``key`` is ``section.name``; ``env`` lists extra environment variables
     (``LCM_SECTION_NAME`` is always added last); ``choices``, ``minimum`` and
-    ``maximum`` validate values; a ``secret`` value is masked wherever it is shown.
+    ``maximum`` validate values; a ``secret`` value is masked wherever it is shown; ``check`` vets a value
+    ``lcm config set`` is about to write.
     """
 
     key: str
@@ -32,6 +33,9 @@ class Setting:
     maximum: float | None = None
     secret: bool = False
     nullable: bool = False
+    check: Callable[[Any], None] | None = field(default=None, compare=False)
+    """Run by ``lcm config set`` on a parsed value before it is written: raises ``ConfigError`` when every later
+    run would fail on it (a rules file that does not load), so a typo never reaches the file."""
 
     def __post_init__(self) -> None:
         auto = "LCM_" + self.key.upper().replace(".", "_")

@@ -18,10 +18,29 @@ if TYPE_CHECKING:
     from lcm_framework.plugin_api.app import Config
 
 BUILTIN_TOML = Path(__file__).parent / "rules" / "builtin.toml"
+
+
+def _loadable(value: str) -> None:
+    """``lcm config set security.gitleaks_config PATH``: the file must be an absolute path to rules that load
+    and compile, since a file that does not stops every write (scrubbing fails closed)."""
+    from lcm_framework.plugin_api import ConfigError, LcmError
+    from lcm_framework.plugin_api.scrub import scrubber_from_packs
+
+    from .loader import load_gitleaks_file
+
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        raise ConfigError(f"security.gitleaks_config must be an absolute path (got a relative one: {value!r})")
+    try:
+        scrubber_from_packs([load_gitleaks_file(path, "gitleaks-config")])
+    except LcmError as exc:
+        raise ConfigError(f"security.gitleaks_config not set: {exc}") from None
+
+
 SETTINGS = (
     Setting("security.sensitive_patterns", list, [], "Extra regexes (RE2) whose matches are redacted."),
     Setting("security.gitleaks_config", str, None, "A gitleaks TOML file loaded as an extra rule pack.",
-            nullable=True),
+            nullable=True, check=_loadable),
 )
 
 

@@ -164,3 +164,18 @@ def test_a_hook_exits_0_and_its_event_waits_in_the_outbox_until_the_scrubber_wor
     finally:
         fixed.stop()
     assert list(lcm_env.rglob("lcm.db")) and not holds_a_secret(lcm_env)
+
+
+def test_config_set_refuses_a_gitleaks_config_that_would_stop_every_write(tmp_path: Path) -> None:
+    invalid = tmp_path / "invalid.toml"
+    invalid.write_text("[[rules]]\nid = 'x'\nregex = '(unclosed'\n")
+    good = tmp_path / "good.toml"
+    good.write_text("[[rules]]\nid = 'team-token'\nregex = 'team_[a-z0-9]{20}'\n")
+    for value, why in ((str(tmp_path / "absent.toml"), "cannot read"), ("../rules.toml", "absolute path"),
+                       (str(invalid), "invalid.toml")):
+        refused = run_lcm("config", "set", "security.gitleaks_config", value, cwd=tmp_path)
+        assert refused.returncode == 2 and why in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr
+    listed = run_lcm("config", "get", "security.gitleaks_config", cwd=tmp_path)
+    assert listed.stdout.strip() == "(unset)", listed.stdout  # nothing was written
+    assert run_lcm("config", "set", "security.gitleaks_config", str(good), cwd=tmp_path).returncode == 0
