@@ -49,8 +49,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
     ),
     "lcm_framework/transcripts/reader.py": ("tests/reader",),
     "lcm_framework/recall/": (
-        "tests/recall/test_grep_meta.py", "tests/recall/test_search.py", "tests/recall/test_layering.py",
-        "tests/recall/test_cli.py",
+        "tests/recall/test_describe_memory.py", "tests/recall/test_grep_meta.py", "tests/recall/test_search.py",
+        "tests/recall/test_layering.py", "tests/recall/test_cli.py",
     ),
     "lcm_framework/portable/": ("tests/portable",),
     "lcm_framework/ingest/resume.py": (
