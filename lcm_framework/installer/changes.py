@@ -31,16 +31,18 @@ class FileChange:
                        for line in lines)
 
     def apply(self) -> None:
-        """Write the change atomically: the file keeps its mode (a new one is 0600, its directories 0700);
-        ``after`` None deletes it. Backups are the install ledger's (``installer.ledger``)."""
+        """Write the change atomically: the file keeps its mode (a new one is 0600, its directories 0700) and,
+        when it is a symbolic link, stays one (its target is written); ``after`` None deletes it. Backups are the install ledger's (``installer.ledger``)."""
         if not self.changed:
             return
         if self.after is None:
             self.path.unlink(missing_ok=True)
             return
-        mode = self.path.stat().st_mode & 0o777 if self.path.exists() else 0o600
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_atomic(self.path, self.after, mode)
+        # A settings file kept as a link into the user's dotfiles stays a link: the change goes to its target.
+        target = self.path.resolve() if self.path.is_symlink() else self.path
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomic(target, self.after, mode)
 
 
 def read_text(path: Path) -> str | None:

@@ -133,3 +133,20 @@ def test_dry_run_json_is_only_json_with_the_diff_inside(lcm_env: Path, path_env:
     assert "+++ " in diffs["settings.json"] and "hook SessionStart" in diffs["settings.json"]
     assert report["dry_run"] is True and all(f["backup"] is None for f in report["files"])
     assert tree(home) == {".claude": None}
+
+
+def test_a_settings_file_linked_into_dotfiles_stays_a_link(lcm_env: Path, path_env: dict[str, str]) -> None:
+    home = lcm_env.parent
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    original = '{\n  "theme": "dark"\n}\n'
+    (dotfiles / "claude-settings.json").write_text(original)
+    (home / ".claude").mkdir()
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(dotfiles / "claude-settings.json")
+    lcm(path_env, "install", "claude")
+    assert link.is_symlink() and json.loads(link.read_text())["theme"] == "dark"
+    assert "hooks" in json.loads((dotfiles / "claude-settings.json").read_text())  # the target got the hooks
+    lcm(path_env, "uninstall", "claude")
+    assert link.is_symlink() and link.readlink() == dotfiles / "claude-settings.json"
+    assert (dotfiles / "claude-settings.json").read_text() == original
