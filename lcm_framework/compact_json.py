@@ -29,8 +29,9 @@ _SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=F
 _IN_ORDER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+def dumps(value: Any, *, sort_keys: bool = False, float_free: bool = False) -> bytes:
     """UTF-8 compact JSON of a value the strict reader produced (no NaN or infinity), non-ASCII literal.
+    ``float_free``: the caller knows ``value`` holds no float (nothing to check).
 
     Raises ``TypeError`` or ``ValueError`` (``UnicodeEncodeError`` for a lone surrogate) for what is not JSON.
     """
@@ -38,7 +39,8 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
     except orjson.JSONEncodeError:
         data = None
-    if data is None or (not _float_free(value, len(data) // _BYTES_PER_VISIT) and _small_float(data)):
+    if data is None or (not float_free and not _float_free(value, len(data) // _BYTES_PER_VISIT)
+                        and _small_float(data)):
         return (_SORTED if sort_keys else _IN_ORDER).encode(value).encode("utf-8")
     return data
 

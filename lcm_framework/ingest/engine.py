@@ -184,7 +184,8 @@ class _FileImport:
             if not isinstance(rec, ParsedRecord):
                 continue
             try:
-                scrubbed = self._head_scrubbed[rec.ordinal] = scrubber.scrub_record(rec.value)
+                scrubbed = self._head_scrubbed[rec.ordinal] = scrubber.scrub_record(rec.value,
+                                                                                    float_free=rec.float_free)
             except ScrubRejected:
                 continue
             mapped = map_record(fmt, scrubbed.value, self.src.locator)

@@ -45,7 +45,7 @@ class RecordProcessor:
         if isinstance(rec, RejectedRecord):
             return Quarantined(rec.ordinal, rec.end, rec.reason.value, rec.raw_sha256)
         try:
-            scrubbed = scrubbed or self.scrubber.scrub_record(rec.value)
+            scrubbed = scrubbed or self.scrubber.scrub_record(rec.value, float_free=rec.float_free)
         except self._rejected as exc:
             reason = getattr(exc, "reason", "residual-secret")
             return Quarantined(rec.ordinal, rec.end, getattr(reason, "value", str(reason)), rec.raw_sha256)

@@ -66,10 +66,11 @@ class ScrubRejected(ScrubberError):
         super().__init__(f"record refused by the scrubber: {reason.value}" + (f" ({detail})" if detail else ""))
 
 
-def canonical_bytes(value: Any) -> bytes:
-    """Sorted keys, compact separators, literal Unicode, UTF-8: what is rescanned, hashed and stored."""
+def canonical_bytes(value: Any, *, float_free: bool = False) -> bytes:
+    """Sorted keys, compact separators, literal Unicode, UTF-8: what is rescanned, hashed and stored
+    (``float_free``: ``value`` is known to hold no float)."""
     try:
-        return compact_json.dumps(value, sort_keys=True)
+        return compact_json.dumps(value, sort_keys=True, float_free=float_free)
     except UnicodeEncodeError:
         raise ScrubRejected(Reason.MALFORMED_JSON, "lone surrogate") from None
     except (TypeError, ValueError):
@@ -169,15 +170,16 @@ class Scrubber:
         return sorted((_finding(data, h) for h in hits), key=lambda f: (f.start, f.rule_id))
 
     # --- records ------------------------------------------------------------------------------------
-    def scrub_record(self, value: dict[str, Any] | list[Any]) -> ScrubbedRecord:
-        """Scrub, collision-check, canonicalize, rescan and hash one parsed record.
+    def scrub_record(self, value: dict[str, Any] | list[Any], *, float_free: bool = False) -> ScrubbedRecord:
+        """Scrub, collision-check, canonicalize, rescan and hash one parsed record (``float_free``: the reader
+        knows it holds no float, ``ParsedRecord.float_free``).
 
         Raises ``ScrubRejected`` (redacted-key-collision or residual-secret). When
         nothing is redacted the returned ``value`` is the object passed in.
         """
         if not isinstance(value, dict | list):
             raise ScrubRejected(Reason.NON_CONTAINER_JSON)
-        data = canonical_bytes(value)
+        data = canonical_bytes(value, float_free=float_free)
         candidates = self._scanner.candidates(data, record=True)
         if not candidates:
             return _scrubbed(value, data, {})
@@ -200,7 +202,7 @@ class Scrubber:
         mapping = self._redactions(occurrences, strings, candidates, counts)
         if mapping:
             value = _rebuild(value, mapping)
-            data = canonical_bytes(value)
+            data = canonical_bytes(value, float_free=float_free)
             candidates = self._scanner.candidates(data, record=True)
         elif not in_data:
             return _scrubbed(value, data, {})

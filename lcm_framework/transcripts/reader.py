@@ -65,13 +65,15 @@ class RecordRejected(TranscriptError):
 
 @dataclass(frozen=True, slots=True)
 class ParsedRecord:
-    """An accepted line; ``raw`` holds its bytes without the newline."""
+    """An accepted line; ``raw`` holds its bytes without the newline. ``float_free``: the line holds no float
+    token, so its value holds no float (its canonical JSON needs no check of how floats are written)."""
 
     ordinal: int
     start: int
     end: int
     value: dict[str, Any] | list[Any]
     raw: bytes
+    float_free: bool = False
 
     @property
     def raw_sha256(self) -> str:
@@ -194,9 +196,15 @@ def _canonical_value(data: bytes) -> dict[str, Any] | list[Any] | None:
 
 def parse_record(data: bytes) -> dict[str, Any] | list[Any]:
     """Parse one record (a line without its newline) or raise ``RecordRejected``."""
+    return _parse(data)[0]
+
+
+def _parse(data: bytes) -> tuple[dict[str, Any] | list[Any], bool]:
+    """``parse_record``'s value, and whether it is known to hold no float (the line took the orjson path)."""
     if len(data) > MAX_RECORD_BYTES:
         raise _reject(Reason.RECORD_TOO_LARGE)
     value = _canonical_value(data)
+    float_free = value is not None
     text = None
     if value is None:
         text = _text(data)
@@ -207,7 +215,7 @@ def parse_record(data: bytes) -> dict[str, Any] | list[Any]:
         reason = _hazard_reason(value)
         if reason is not None:
             raise _reject(reason, "escaped U+0000" if reason is Reason.NUL_CHARACTER else "lone surrogate")
-    return value
+    return value, float_free
 
 
 def _text(data: bytes) -> str:
@@ -277,9 +285,9 @@ def read_records(
             ordinal += 1
             continue
         try:
-            value = parse_record(body)
+            value, float_free = _parse(body)
         except RecordRejected as exc:
             yield RejectedRecord(ordinal, start, offset, exc.reason, hashlib.sha256(body).hexdigest())
         else:
-            yield ParsedRecord(ordinal, start, offset, value, body)
+            yield ParsedRecord(ordinal, start, offset, value, body, float_free)
         ordinal += 1

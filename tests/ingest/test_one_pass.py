@@ -51,7 +51,8 @@ def test_a_fresh_import_reads_each_byte_once_and_scrubs_each_record_once(tmp_pat
     project_scrubber(app)  # built (and checked against the formats' samples) before counting
     scrubbed: list[int] = []
     real_scrub = Scrubber.scrub_record
-    monkeypatch.setattr(Scrubber, "scrub_record", lambda self, value: scrubbed.append(1) or real_scrub(self, value))
+    monkeypatch.setattr(Scrubber, "scrub_record",
+                        lambda self, value, **kw: scrubbed.append(1) or real_scrub(self, value, **kw))
     read = _count_reads(monkeypatch)
     try:
         report = import_sources(app, [path], batch_size=7)
