@@ -11,7 +11,7 @@ from ..capabilities import add_options
 from ..extensions import CommandSpec
 from ..recall_arguments import DESCRIBE
 from .output import print_json, wrapped
-from .recall_common import add_json
+from .recall_common import add_json, project_names
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -28,11 +28,12 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.json:
         print_json(found if every else found[0])
         return 0
+    names = project_names(app, [item.project_id for item in found]) if every else {}
     for item in found:
         print(f"{item.id} ({item.kind.value})"
               + (f" session {item.session_id}" if item.session_id else "")
               + (f" conversation {item.conversation_id}" if item.conversation_id is not None else "")
-              + (f" project {item.project_id[:12]}" if every else ""))
+              + (f" project {names[item.project_id]}" if every else ""))
         for key, value in item.metadata.items():
             if key != "exploration_summary":
                 _print_field(key, value, "  ")

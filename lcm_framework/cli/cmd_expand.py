@@ -9,7 +9,7 @@ from ..capabilities import add_options, bind, options
 from ..extensions import CommandSpec
 from ..recall_arguments import EXPAND
 from .output import print_json
-from .recall_common import add_json
+from .recall_common import add_json, project_names
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -29,9 +29,10 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.json:
         print_json(found if every else found[0])
         return 0
+    names = project_names(app, [r.project_id for r in found]) if every else {}
     for result in found:
         if every:
-            print(f"== project {result.project_id[:12]}")
+            print(f"== project {names[result.project_id]}")
         for node in result.nodes:
             indent = "  " * node.level
             label = f"depth {node.depth}" if node.kind == "summary" else node.role

@@ -13,7 +13,7 @@ from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
 from ..recall_arguments import GREP
 from .output import print_json
-from .recall_common import add_json, one_line, origin, session, when
+from .recall_common import add_json, one_line, origin, project_names, session, when
 from .where_data_is import hint_when_session_missing, print_where_data_is
 
 if TYPE_CHECKING:
@@ -50,9 +50,10 @@ def run(args: argparse.Namespace, app: App) -> int:
         if not found:
             print_where_data_is(app, all_projects=every)
         return 0 if found else 1
+    names = project_names(app, [r.project_id for r in results if r.total]) if every else {}
     for result in results:
         if every and result.total:
-            print(f"== project {result.project_id[:12]}")
+            print(f"== project {names[result.project_id]}")
         for group in result.groups:
             print(f"{group.summary_id or '(not summarized yet)'}")
             for hit in group.hits:

@@ -7,7 +7,7 @@ import argparse
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_all_projects, add_json
+from .recall_common import add_all_projects, add_json, project_names
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,8 +26,9 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.json:
         print_json([{"project_id": pid, **vars_of(report)} for pid, report in results])
         return 0
+    names = project_names(app, [pid for pid, _ in results]) if args.all_projects else {}
     for pid, report in results:
-        where = f"project {pid[:12]}: " if args.all_projects else ""
+        where = f"project {names[pid]}: " if args.all_projects else ""
         print(f"{where}{report.summaries} summaries read ({report.extractor} extractor): "
               f"{len(report.created)} memories created, {len(report.reinforced)} reinforced")
         for failure in report.failures:

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from ..app import App
 from ..extensions import CommandSpec
 from .output import human_size, print_json
-from .recall_common import add_all_projects, add_json
+from .recall_common import add_all_projects, add_json, project_names
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,8 @@ def run(args: argparse.Namespace, app: App) -> int:
                 continue
             if report.recompressed:
                 print(file=sys.stderr)
-            print(f"{storage.project_id[:12]}: {human_size(report.bytes_before)} -> "
+            name = project_names(app, [storage.project_id])[storage.project_id]
+            print(f"{name}: {human_size(report.bytes_before)} -> "
                   f"{human_size(report.bytes_after)}; {report.recompressed} row(s) recompressed; {report.detail}")
     if args.json:
         print_json({"projects": rows})

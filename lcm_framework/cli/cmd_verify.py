@@ -8,7 +8,7 @@ from typing import Any
 from ..app import App
 from ..extensions import CommandSpec
 from .output import print_json
-from .recall_common import add_all_projects, add_json
+from .recall_common import add_all_projects, add_json, project_names
 from .where_data_is import print_where_data_is
 
 
@@ -31,9 +31,10 @@ def run(args: argparse.Namespace, app: App) -> int:
         if empty:
             print_where_data_is(app, all_projects=args.all_projects)
         return 0 if ok else 1
+    names = project_names(app, [r.project_id for r in reports]) if args.all_projects else {}
     for report in reports:
         if args.all_projects:
-            print(f"== project {report.project_id[:12]}")
+            print(f"== project {names[report.project_id]}")
         _print_report(report)
     print("verified: every message is reachable" if ok else "verify FAILED: see above")
     if empty:

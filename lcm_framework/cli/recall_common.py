@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..output import add_json as add_json  # the commands' --json option, re-exported for them
+
+if TYPE_CHECKING:
+    from ..app import App
 
 
 def add_all_projects(parser: argparse.ArgumentParser) -> None:
@@ -48,3 +52,11 @@ def when(moment: datetime | None) -> str:
 def one_line(text: str, width: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def project_names(app: App, project_ids: Sequence[str]) -> dict[str, str]:
+    """How each project is shown to a person: its root (the short id only when no project under ``$LCM_HOME``
+    has that id)."""
+    from ..recall.results import project_roots
+
+    return {pid: root or pid[:12] for pid, root in project_roots(app, list(dict.fromkeys(project_ids))).items()}

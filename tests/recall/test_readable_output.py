@@ -80,3 +80,14 @@ def test_plugins_all_fits_the_terminal(env: dict[str, str]) -> None:
         out = run_lcm("plugins", "--all", env={**env, "COLUMNS": columns}).stdout
         assert "lcm_recall" in out or "recall" in out
         assert max(len(line) for line in out.splitlines()) <= int(columns), out
+
+
+def test_commands_over_every_project_name_each_by_its_root(env: dict[str, str], tmp_path: Path) -> None:
+    elsewhere = {"cwd": tmp_path}
+    for args in (("grep", "8432", "--all-projects"), ("expand", "msg_1", "--all-projects"),
+                 ("verify", "--all-projects"), ("promote", "--all-projects"), ("vacuum", "--all-projects"),
+                 ("describe", "msg_1", "--all-projects")):
+        done = run_lcm(*args, env=env, **elsewhere)  # type: ignore[arg-type]
+        assert done.returncode in (0, 1), done.stderr
+        assert ROOT in done.stdout, (args, done.stdout)
+        assert not re.search(r"project [0-9a-f]{12}\b", done.stdout), (args, done.stdout)
