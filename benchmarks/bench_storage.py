@@ -94,9 +94,9 @@ def make_project(home: Path, name: str) -> tuple[ProjectStorage, Path]:
 
 
 def bare_connection(path: Path) -> sqlite3.Connection:
-    """A plain connection to a project database. Its full-text triggers read message text through the view
+    """A plain connection to a project database. Its full-text index reads message text through the view
     ``message_texts``, which names ``lcm_text`` (the store's decompression): rows inserted plain never call
-    it, but SQLite needs it defined."""
+    it, but SQLite needs it defined. New messages are indexed by whoever inserts them (the adapter does)."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.create_function("lcm_text", 2, lambda codec, data: data, deterministic=True)
     return conn
@@ -126,10 +126,12 @@ def bench_insert(home: Path, n: int) -> None:
         conn.executemany("INSERT INTO messages (conversation_id, seq, role, content, token_count, created_at) "
                          "VALUES (?, ?, 'user', ?, ?, ?)",
                          [(cid, i + j, t, len(t) // 4, now) for j, t in enumerate(texts[i:i + BATCH])])
+        conn.execute("INSERT INTO messages_fts (rowid, content) SELECT message_id, content FROM messages "
+                     "WHERE conversation_id = ? AND seq BETWEEN ? AND ?", (cid, i, i + BATCH - 1))
         conn.execute("COMMIT")
     bare_rate = n / (time.perf_counter() - started)
     conn.close()
-    print(f"bulk insert, {n:,} messages in batches of {BATCH} (FTS triggers on in both):")
+    print(f"bulk insert, {n:,} messages in batches of {BATCH} (full-text indexed in both):")
     print(f"  repository append_messages: {repo_rate:,.0f} msg/s")
     print(f"  bare sqlite3.executemany:   {bare_rate:,.0f} msg/s")
     print(f"  ratio: {repo_rate / bare_rate:.2f}x (target >= 0.5x)")
@@ -301,14 +303,53 @@ def bench_cli(runs: int) -> None:
               f"({took / base:.1f}x the baseline; target < 300 ms)")
 
 
+def _lcm(home: Path, project: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", *args], cwd=project,
+                          env={**os.environ, "LCM_HOME": str(home)}, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"lcm {' '.join(args)} failed: {done.stderr[-2000:]}")
+
+
+def measure_projects(label: str, corpus: Path, work: Path) -> tuple[float, float]:
+    """Each directory of ``corpus`` imported into a project of its own: stored bytes per transcript byte of
+    the whole ``$LCM_HOME`` after import and after ``lcm vacuum`` of every project."""
+    size = sum(p.stat().st_size for p in corpus.rglob("*.jsonl"))
+    home = work / "home"
+    folders = sorted(p for p in corpus.iterdir() if p.is_dir())
+    for n, folder in enumerate(folders):
+        project = work / f"project-{n}"
+        (project / ".git").mkdir(parents=True)
+        _lcm(home, project, "import", str(folder), "--project", str(project))
+    imported = _du(home)
+    for n in range(len(folders)):
+        _lcm(home, work / f"project-{n}", "vacuum")
+    vacuumed = _du(home)
+    print(f"{label}: {size / 2**20:.1f} MB of transcripts in {len(folders)} projects")
+    print(f"  stored bytes per transcript byte: {imported / size:.3f} after import, {vacuumed / size:.3f} after "
+          "lcm vacuum (target <= 0.6)")
+    return imported / size, vacuumed / size
+
+
 def bench_footprint(home: Path, quick: bool) -> None:
+    """Stored bytes per transcript byte on the corpora of issue 32: one plain copy of the real sessions, their
+    perturbed copies (nothing repeated verbatim) and many small projects of perturbed copies; and the
+    generated tool-heavy sessions."""
     from .corpus import SESSIONS, perturbed_copies
     from .footprint import measure, tool_heavy_corpus
 
     size = (5 if quick else 50) * 2**20
     if SESSIONS.is_dir():
+        plain = home / "plain-corpus"
+        plain.mkdir(parents=True)
+        for path in sorted(SESSIONS.glob("*.jsonl")):
+            shutil.copyfile(path, plain / path.name)
+        measure("one plain copy of the real sessions", plain, home / "plain")
         perturbed_copies(home / "real-corpus", size)
         measure("real sessions rewritten (fresh ids, perturbed text)", home / "real-corpus", home / "real")
+        rng = random.Random(32)
+        for n in range(6 if quick else 24):  # small projects: 1-3 MB each, every one its own copies
+            perturbed_copies(home / "small-corpus" / f"p{n:02d}", rng.randint(1, 3) * 2**20, seed=100 + n)
+        measure_projects("small projects (perturbed copies, 1-3 MB each)", home / "small-corpus", home / "small")
     else:
         print(f"real sessions: skipped ({SESSIONS} is absent)")
     tool_heavy_corpus(home / "tool-corpus", size)
