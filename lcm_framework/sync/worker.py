@@ -7,9 +7,10 @@ machines"), each written before the next step starts, so a crash anywhere resume
    machine's last delivered sequence (``remote pending``; the returned rows are the immutable readback of
    an uncertain insertion) and marked ``delivered`` with the new tail;
 2. apply: due inbox rows of each known project, of any machine, are claimed (``SKIP LOCKED``, per-machine
-   order), and each effect commits with its ``applied`` transition in one fenced transaction (an uncertain
-   commit is confirmed by reading the row back: applied under this claim's token); a failure is retried
-   after a growing delay, then quarantined;
+   order), and each effect commits with its ``applied`` transition in one fenced transaction (up to
+   ``APPLY_CHUNK`` consecutive claims of a machine share one; an uncertain commit is confirmed by reading
+   the rows back: applied under their claim's token); a failure is retried after a growing delay, then
+   quarantined;
 3. acknowledge: delivered events the inbox shows applied become ``acknowledged`` (quarantined ones
    ``quarantined``, a replayed one ``delivered`` again);
 4. prune: acknowledged events' exact applied rows are deleted (or proved missing) and the local rows
@@ -48,6 +49,8 @@ log = logging.getLogger("lcm.sync")
 
 MAX_ROUNDS = 50
 """Claim rounds per project in one pass (a pass stays bounded; the next one continues)."""
+APPLY_CHUNK = 50
+"""Claims of one machine applied in one transaction."""
 
 
 class ProjectAccess(Protocol):
@@ -256,10 +259,14 @@ class DrainWorker:
                     break
                 self._kill.reached("remote_claimed")
                 stopped: set[str] = set()
-                for claim in claims:
-                    if claim.machine_id not in stopped and not self._apply_one(storage, lease, claim, report):
-                        stopped.add(claim.machine_id)  # its later claims wait: they expire and come back in order
-                lease = self._renew(root, lease)
+                for machine, run in groupby(claims, key=lambda c: c.machine_id):  # claims come by machine, seq
+                    mine = list(run)
+                    for start in range(0, len(mine), APPLY_CHUNK):
+                        applied = self._apply_chunk(storage, lease, mine[start:start + APPLY_CHUNK], report)
+                        lease = self._renew(root, lease)  # a long backlog never outlives the lease
+                        if not applied:
+                            stopped.add(machine)  # its later claims wait: they expire and come back in order
+                            break
                 if stopped or len(claims) < self.settings.batch:
                     break
         return lease
@@ -272,6 +279,39 @@ class DrainWorker:
         except LcmError as exc:
             report.errors.append(f"project {root} skipped: {_code(exc)}")
             return None
+
+    def _apply_chunk(self, storage: ProjectStorage, lease: Lease, chunk: list[InboxClaim],
+                     report: DrainReport) -> bool:
+        """One machine's consecutive claims in one fenced transaction (one commit for all of them); when an
+        effect does not read or the transaction fails, one by one instead, so a poison event stays alone.
+        False when one of them was not applied (the rest of its machine's run then waits)."""
+        try:
+            effects = [effect_of(claim) for claim in chunk]
+        except DataValidationError:
+            effects = []
+        if len(chunk) > 1 and effects:
+
+            def apply(repos: Repositories) -> None:
+                for claim, effect in zip(chunk, effects, strict=True):
+                    repos.passive_inbox.complete(lease, claim, effect)
+                    team_learning(repos, claim, effect)
+
+            try:
+                storage.transaction(apply)
+            except StorageUnavailableError:
+                if not self._applied(storage, chunk):  # the commit may have happened: read the rows back
+                    raise
+            except ConflictError as exc:
+                if exc.code == "fence_mismatch":
+                    raise LeaseLost from None
+                return False
+            except LcmError:
+                pass  # one by one below: the failing event is found and counted alone
+            else:
+                self._kill.reached("remote_applied")
+                report.applied += len(chunk)
+                return True
+        return all(self._apply_one(storage, lease, claim, report) for claim in chunk)
 
     def _apply_one(self, storage: ProjectStorage, lease: Lease, claim: InboxClaim, report: DrainReport) -> bool:
         """Apply one claimed event; False when it was not applied (failed, or its claim was lost)."""
@@ -287,7 +327,7 @@ class DrainWorker:
         try:
             storage.transaction(apply)
         except StorageUnavailableError:
-            if not self._applied(storage, claim):  # the commit may have happened: read the row back
+            if not self._applied(storage, [claim]):  # the commit may have happened: read the row back
                 raise
         except ConflictError as exc:
             if exc.code == "fence_mismatch":
@@ -300,9 +340,11 @@ class DrainWorker:
         return True
 
     @staticmethod
-    def _applied(storage: ProjectStorage, claim: InboxClaim) -> bool:
-        rows = storage.passive_inbox.get([claim.event_uuid])
-        return bool(rows) and rows[0].state is InboxState.APPLIED and rows[0].claim_token == claim.token
+    def _applied(storage: ProjectStorage, claims: Sequence[InboxClaim]) -> bool:
+        """Whether every claim's row is applied under that claim's token (the readback of an uncertain commit)."""
+        rows = {r.event_uuid: r for r in storage.passive_inbox.get([c.event_uuid for c in claims])}
+        return all((row := rows.get(c.event_uuid)) is not None and row.state is InboxState.APPLIED
+                   and row.claim_token == c.token for c in claims)
 
     def _failed(self, storage: ProjectStorage, lease: Lease, claim: InboxClaim, reason: str,
                 report: DrainReport) -> bool:
