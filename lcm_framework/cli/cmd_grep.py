@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shutil
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from .where_data_is import hint_when_session_missing, print_where_data_is
 
 if TYPE_CHECKING:
     from ..storage.models import SearchMode
+
+SNIPPET_INDENT = "      "
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -51,21 +54,25 @@ def run(args: argparse.Namespace, app: App) -> int:
             print_where_data_is(app, all_projects=every)
         return 0 if found else 1
     names = project_names(app, [r.project_id for r in results if r.total]) if every else {}
+    room = max(40, shutil.get_terminal_size().columns) - len(SNIPPET_INDENT)  # each snippet fits the terminal
     for result in results:
         if every and result.total:
             print(f"== project {names[result.project_id]}")
         for group in result.groups:
             print(f"{group.summary_id or '(not summarized yet)'}")
             for hit in group.hits:
-                print(f"  {hit.id:<12} {when(hit.created_at)}{session(hit)}  {one_line(hit.snippet)}{origin(hit)}")
+                print(f"  {hit.id:<12} {when(hit.created_at)}{session(hit)}{origin(hit)}")
+                print(SNIPPET_INDENT + one_line(hit.snippet, room))
         if result.summary_hits:
             print("summaries:")
             for hit in result.summary_hits:
-                print(f"  {hit.id}  {when(hit.created_at)}{session(hit)}  {one_line(hit.snippet)}{origin(hit)}")
+                print(f"  {hit.id}  {when(hit.created_at)}{session(hit)}{origin(hit)}")
+                print(SNIPPET_INDENT + one_line(hit.snippet, room))
     if meta:
         print("kept out of the conversation (--include-meta):")
         for m in meta:
-            print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}  {one_line(m.snippet)}")
+            print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}")
+            print(SNIPPET_INDENT + one_line(m.snippet, room))
     if not found:
         hint = (" (the exact text, case-sensitive; --mode full_text finds the words in any order and case)"
                 if mode is SearchMode.SUBSTRING else "")
