@@ -30,13 +30,15 @@ def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
     """One result: rank, id, kind, relevance (``score``, 0..1), date, speaker, the best sentences
     (``snippet``), neighbouring turns (``context``), a summary's covered span and best-matching messages
     (``hits``), covering summaries.
-    Keys without a value are left out (an agent reads every character); ``lcm_describe`` of the id gives
-    the session and everything else."""
+    Keys without a value are left out (an agent reads every character); ``session_id`` names a main session's
+    hit (``lcm context`` takes it), ``lcm_describe`` of the id gives everything else."""
     hit = r.hit
     row: dict[str, Any] = {"rank": r.rank, "id": hit.id, "kind": hit.kind, "score": round(hit.score, 3),
                            "created_at": iso(hit.created_at)}
     if with_project:
         row["project_id"] = r.project_id
+    if hit.session_id is not None and hit.subagent is None:  # a sub-agent run's hit names it under "subagent"
+        row["session_id"] = hit.session_id
     if r.role is not None:
         row["role"] = r.role
     if r.span is not None:

@@ -94,3 +94,12 @@ def test_grep_hits_name_their_session(project: Path) -> None:
     assert f"session {OTHER[:8]}" in text
     again = run_lcm("context", OTHER[:8], "--json", cwd=project)
     assert json.loads(again.stdout)["session_id"] == OTHER
+
+
+def test_search_hits_name_their_session(project: Path) -> None:
+    done = run_lcm("search", "changelog", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    assert results and any(r.get("session_id") == OTHER for r in results)
+    assert all("session_id" in r or "subagent" in r for r in results if r["kind"] == "message")
+    assert OTHER[:8] in run_lcm("search", "changelog", cwd=project).stdout
