@@ -132,3 +132,25 @@ def test_a_hit_whose_best_sentence_is_already_listed_is_left_out(tmp_path: Path)
         ])
         ranked = search(storage, "todos modified", limit=10, context=0)
     assert [r.hit.id for r in ranked] == [f"msg_{stored[2].message_id}", f"msg_{stored[3].message_id}"]
+
+
+def test_a_hit_with_the_text_of_a_turn_shown_as_a_neighbour_is_left_out(tmp_path: Path) -> None:
+    app = make_app(project_dir(tmp_path))
+    with app.project() as storage:
+        _, stored = ingest(storage, "s1", [
+            new_message(0, "Yes, the puppy is named Pickles."),  # the same words, said earlier
+            new_message(1, "Unrelated chatter about the weather and the train."),
+            new_message(2, "Did your sister name the new puppy Pickles?"),
+            new_message(3, "Yes, the puppy is named Pickles."),
+        ])
+        ranked = search(storage, "sister puppy name Pickles", limit=10, context=1)
+    ids = [f"msg_{m.message_id}" for m in stored]
+    assert ranked[0].hit.id == ids[2] and ids[3] in [t.id for t in ranked[0].context]
+    assert [r.hit.id for r in ranked] == [ids[2]]  # msg 3 shown as its neighbour; msg 0 says the same
+
+
+def test_best_sentence_of_a_text_without_one_is_empty_text() -> None:
+    from lcm_framework.recall.passages import best_sentence
+
+    assert best_sentence("   \n\t ", query_stems("puppy")) == ""
+    assert best_sentence("no full stop here", query_stems("stop")) == "no full stop here"
