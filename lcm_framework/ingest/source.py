@@ -15,7 +15,6 @@ from the very bytes that were parsed, and the file is read once.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import stat
@@ -153,11 +152,6 @@ class BoundSource:
                 raise SourceChangedError("shrank while being imported", locator=self.locator)
             hasher.update(chunk)
             pos = self._kept.feed(hasher, pos + len(chunk), end)
-
-    def prefix_sha256(self, end: int) -> str:
-        hasher = hashlib.sha256()
-        self.digest_range(hasher, 0, end)
-        return hasher.hexdigest()
 
     def open_stream(self, start: int = 0, *, buffer_size: int = CHUNK, keep_from: int = 0) -> BinaryIO:
         """A buffered binary stream over the snapshot, positioned at ``start`` (a small ``buffer_size``
