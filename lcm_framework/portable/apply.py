@@ -17,6 +17,7 @@ from ..storage.models import (
     NewSummary,
     PartKind,
     Role,
+    SubagentLink,
     SummaryKind,
 )
 from .records import required_when, when
@@ -58,6 +59,23 @@ def _rows(repos: Repositories, record: dict[str, Any]) -> None:
             [id_of[q] for q in s["source_seqs"]], s["parent_ids"], s["file_ids"]))
     _context(repos, cid, record["context"], id_of)
     _native(repos, record, id_of)
+    if "subagent" in record:
+        _link(repos, cid, record["subagent"])
+
+
+def _link(repos: Repositories, cid: int, link: dict[str, Any]) -> None:
+    """Link a sub-agent run to the session that started it, and to the call's message when that is stored."""
+    parent_conversation = parent_message = None
+    if link["parent"] is not None:
+        session, segment, seq = link["parent"]
+        segments = repos.conversations.find_conversations(session)
+        if segment < len(segments):
+            parent_conversation = segments[segment].conversation_id
+            found = [m for m in repos.conversations.list_messages(parent_conversation) if m.seq == seq]
+            parent_message = found[0].message_id if found else None
+    repos.conversations.link_subagent(SubagentLink(
+        cid, link["parent_session_id"], link["agent_id"], link["agent_type"], link["prompt_sha256"],
+        parent_conversation if parent_message is not None else None, parent_message, link["tool_call_id"]))
 
 
 def _message(m: dict[str, Any]) -> NewMessage:

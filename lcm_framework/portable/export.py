@@ -15,7 +15,7 @@ from .records import iso
 if TYPE_CHECKING:
     from ..app import App
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import Conversation, Memory, Message, NativeRecord
+    from ..storage.models import Conversation, Memory, Message, NativeRecord, SubagentLink
 
 MessageKey = tuple[str, int, int]
 
@@ -74,7 +74,8 @@ def conversation_record(storage: ProjectStorage, home: Path, conversation: Conve
     parts = storage.conversations.list_parts([m.message_id for m in messages]) if messages else {}
     files = LargeFileStore(storage, home, threshold_tokens=0)
     summaries = sorted(storage.summaries.list_summaries(cid), key=lambda s: s.depth)  # parents before children
-    return records.with_digest({
+    link = storage.conversations.get_subagent_link(cid)
+    return records.with_digest({**({"subagent": _subagent(link, locator)} if link is not None else {}),
         "type": "conversation", "session_id": session_id, "segment": segment, "title": conversation.title,
         "messages": [_message(m, parts.get(m.message_id, [])) for m in messages],
         "files": [{"file_id": f.file_id, "message_seq": seq_of.get(f.message_id) if f.message_id else None,
@@ -106,6 +107,15 @@ def _native_records(storage: ProjectStorage, session_id: str, segment: int,
     """The session's native records linked to this segment's messages; unlinked ones go with segment 0."""
     return [r for r in storage.native_transcripts.list_by_native_session(session_id)
             if (r.message_id in seq_of) or (r.message_id is None and segment == 0)]
+
+
+def _subagent(link: SubagentLink, locator: Locator) -> dict[str, Any]:
+    """A sub-agent run's link: the session that started it, and the message of the call when known (as its
+    portable name ``[session_id, segment, seq]``)."""
+    parent = locator.keys([link.parent_message_id]) if link.parent_message_id is not None else []
+    return {"parent_session_id": link.parent_session_id, "agent_id": link.agent_id, "agent_type": link.agent_type,
+            "prompt_sha256": link.prompt_sha256, "tool_call_id": link.tool_call_id,
+            "parent": parent[0] if parent else None}
 
 
 def _native(r: NativeRecord, seq_of: dict[int, int]) -> dict[str, Any]:

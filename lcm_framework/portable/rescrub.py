@@ -69,7 +69,15 @@ class Rescrubber:
             "files": files,
             "summaries": [self._summary(s, renamed) for s in record["summaries"]],
             "native": [self._native(n) for n in record["native"]],
+            **({"subagent": self._subagent(record["subagent"])} if "subagent" in record else {}),
         }
+
+    def _subagent(self, link: dict[str, Any]) -> dict[str, Any]:
+        parent = link["parent"]
+        return {**link, "parent_session_id": self.text(link["parent_session_id"]),
+                "agent_id": self.maybe(link["agent_id"]), "agent_type": self.maybe(link["agent_type"]),
+                "tool_call_id": self.maybe(link["tool_call_id"]),
+                "parent": [self.text(parent[0]), *parent[1:]] if parent is not None else None}
 
     def _part(self, part: dict[str, Any]) -> dict[str, Any]:
         return {**part, "text": self.maybe(part["text"]), "tool_call_id": self.maybe(part["tool_call_id"]),

@@ -156,6 +156,9 @@ def _context_item(value: Any, where: str) -> None:
 CONVERSATION = obj(session_id=text, segment=count, title=optional(text), messages=items(MESSAGE),
                    files=items(FILE), summaries=items(SUMMARY), context=items(_context_item),
                    native=items(NATIVE))
+SUBAGENT = obj(parent_session_id=text, agent_id=optional(text), agent_type=optional(text),
+               prompt_sha256=optional(hex64), tool_call_id=optional(text), parent=optional(row(text, count, count)))
+"""A sub-agent run's link (a conversation record holds it only when the conversation is one)."""
 MEMORY = obj(content=text, tags=items(text), confidence=confidence, archived=flag, created_at=timestamp,
              updated_at=timestamp, source_summary_id=optional(text),
              lineage=obj(origin=text, kind=optional(text), summaries=items(text),
@@ -173,6 +176,8 @@ def check(record: dict[str, Any]) -> dict[str, Any]:
             obj(root=root)(record, "project")
     elif kind == "conversation":
         CONVERSATION(record, "conversation")
+        if "subagent" in record:
+            SUBAGENT(record["subagent"], "conversation.subagent")
         _references(record)
     elif kind == "memory":
         MEMORY(record, "memory")

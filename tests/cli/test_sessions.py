@@ -103,3 +103,18 @@ def test_search_hits_name_their_session(project: Path) -> None:
     assert results and any(r.get("session_id") == OTHER for r in results)
     assert all("session_id" in r or "subagent" in r for r in results if r["kind"] == "message")
     assert OTHER[:8] in run_lcm("search", "changelog", cwd=project).stdout
+
+
+def test_sub_agent_runs_stay_runs_through_export_and_import_records(project: Path, tmp_path: Path) -> None:
+    exported = tmp_path / "all.jsonl"
+    assert run_lcm("export", "-o", str(exported), cwd=project).returncode == 0
+    elsewhere = {"LCM_HOME": str(tmp_path / "second-home")}
+    done = run_lcm("import-records", str(exported), cwd=project, env=elsewhere)
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(run_lcm("sessions", "--json", cwd=project, env=elsewhere).stdout)["sessions"]
+    runs = {s["session_id"]: s["subagent_of"] for s in listed}
+    assert runs[f"{MAIN}/sidechain-run1"] == MAIN and runs[MAIN] is None
+    again = run_lcm("context", "fe5e1c67", "--json", cwd=project, env=elsewhere)  # the main session, not the run
+    assert again.returncode == 0 and json.loads(again.stdout)["session_id"] == MAIN
+    twice = run_lcm("import-records", str(exported), cwd=project, env=elsewhere)  # idempotent: no conflict
+    assert twice.returncode == 0 and "differs" not in twice.stdout + twice.stderr, twice.stdout
