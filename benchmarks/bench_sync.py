@@ -149,7 +149,8 @@ def soak(db: TestDatabase, schema: str, work: Path, seconds: float) -> None:
         stop.set()
         for thread in threads:
             thread.join(60)
-        for _ in range(20):  # settle: retries come due, the poison events are quarantined
+        settle_by = time.monotonic() + 120
+        while time.monotonic() < settle_by:  # settle: retries come due, the poison events are quarantined
             for machine in team:
                 worker = Worker(machine)
                 try:
