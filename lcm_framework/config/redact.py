@@ -3,21 +3,13 @@ key) that looks like a secret or is too long to read, and no control character."
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime, time
 from typing import Any
 
+from ..secret_shapes import looks_like_secret
+
 MAX_SHOWN = 64
 """Longer refused text is not shown (a pasted token, a file's contents), only its length."""
-_TOKEN_SHAPE = re.compile(
-    r"(?:gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|sk_live_|rk_live_|AKIA|ASIA|AIza|hf_|npm_|eyJ)"
-    r"[A-Za-z0-9_\-.]{8,}"
-    r"|-----BEGIN"
-    r"|://[^/@\s]*:[^/@\s]*@"
-)
-"""Prefixes of common API tokens, a PEM block, credentials inside a URL."""
-_HIGH_ENTROPY_MIN_LENGTH = 20
-_HIGH_ENTROPY_BITS = 3.5
 _LARGEST_SHOWN_INT_BITS = 256
 
 
@@ -30,20 +22,6 @@ def withheld(text: str, *, secret: bool = False) -> str | None:
     if looks_like_secret(text):
         return "looks like a secret"
     return None
-
-
-def looks_like_secret(text: str) -> bool:
-    """A known token shape, or one long high-entropy word mixing letters and digits."""
-    if _TOKEN_SHAPE.search(text):
-        return True
-    word = text.strip()
-    if len(word) < _HIGH_ENTROPY_MIN_LENGTH or any(c.isspace() for c in word):
-        return False
-    if not (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
-        return False
-    from ..scrub.rules import shannon_entropy
-
-    return shannon_entropy(word) >= _HIGH_ENTROPY_BITS
 
 
 def for_error(raw: Any, *, secret: bool = False) -> str:

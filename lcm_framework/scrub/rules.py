@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +18,7 @@ import re2
 
 from ..errors import ScrubberError
 from ..extensions import Allowlist, Rule, RulePack
+from ..secret_shapes import shannon_entropy as shannon_entropy  # re-exported: gitleaks' entropy
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large gitleaks rules
@@ -37,14 +36,6 @@ def compile_regex(pattern: str, what: str, *, capture: bool = True) -> Any:
         return re2.compile(pattern, _OPTIONS if capture else _SPAN_OPTIONS)
     except re2.error:
         raise ScrubberError(f"{what} is not a valid RE2 regular expression") from None
-
-
-def shannon_entropy(text: str) -> float:
-    """Shannon entropy in bits per character, as gitleaks computes it for a secret."""
-    if not text:
-        return 0.0
-    size = len(text)
-    return -sum((n / size) * math.log2(n / size) for n in Counter(text).values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
 """What a PostToolUse hook keeps of one tool call: name, status, files touched, a capped command and error.
 
 Runs in the hook on every tool call, so it is stdlib-only and cheap. Never the tool's output: only the
-first ``MAX_TEXT`` characters of the command and of an error message, at most ``MAX_FILES`` paths. The
-text is scrubbed later, before anything leaves the outbox (``sync.transport``, ``sync.learning``).
+first ``MAX_TEXT`` characters of the command and of an error message, at most ``MAX_FILES`` paths. Before
+the text reaches the outbox file, every token shape and high-entropy word in it is redacted
+(``secret_shapes.redact_shapes``: no rule pack loads this fast); the full scrubber runs on it again before
+anything leaves the outbox (``sync.transport``, ``sync.learning``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from ..secret_shapes import redact_shapes
 
 PASSIVE_EVENTS = frozenset({"PostToolUse"})
 MAX_TEXT = 300
@@ -37,12 +41,17 @@ def tool_facts(data: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(command, list):
         command = " ".join(str(part) for part in command)
     if isinstance(command, str) and command.strip() and not _PATCH_FILE.search(command):
-        facts["command"] = command.strip()[:MAX_TEXT]
+        facts["command"] = _capped(command.strip())
     if facts["status"] != "ok":
         error = _error_text(response, answer)
         if error:
-            facts["error"] = error[:MAX_TEXT]
+            facts["error"] = _capped(error)
     return facts
+
+
+def _capped(text: str) -> str:
+    """At most ``MAX_TEXT`` characters, redacted before the cut (so the cut never leaves half a token)."""
+    return redact_shapes(text[:MAX_TEXT * 4])[:MAX_TEXT]
 
 
 def _status(response: Mapping[str, Any], answer: Any) -> str:

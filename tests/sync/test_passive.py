@@ -90,3 +90,30 @@ def test_the_daemon_learns_a_fix_after_a_failure_and_sqlite_delivers_nothing(lcm
     with Outbox(outbox_path(service.config.home)) as box:
         assert {e.delivery for e in box.events()} == {"local_only"}  # never delivered: there is no inbox
         assert box.prune_processed(older_than_s=0) == 3  # retention as before for a solo user
+
+
+def test_a_post_tool_use_command_or_error_never_reaches_the_outbox_file_with_a_token_in_clear(
+        tmp_path: Path) -> None:
+    home, project = tmp_path / "lcm-home", tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    secrets = ["ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6", "AKIA" + "QX7T2ME4KZ9BL5NW",
+               "xoxb-" + "2754129851-9314762850-Zk39Qm8Wx2Lr7Tn5Vb1Hc6Jd",
+               "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJkZXBsb3kifQ.Zk39Qm8Wx2Lr7Tn5Vb1Hc6JdPq4",
+               "q8Zr2Lm5Xw9Tn3Vb7Hc1Jd6Kp4Fs0Gy"]  # a long high-entropy word: no known prefix at all
+    command = f"curl -H 'Authorization: token {secrets[0]}' --user {secrets[1]} https://api.example/{secrets[4]}"
+    error = f"401: bad credentials {secrets[2]} for {secrets[3]}"
+    hook = {"session_id": "s1", "transcript_path": str(project / "t.jsonl"), "cwd": str(project),
+            "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": command},
+            "tool_response": {"exit_code": 1, "stderr": error}}
+    done = subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", "hook", "PostToolUse"],
+                          input=json.dumps(hook), capture_output=True, text=True, timeout=30,
+                          env={**os.environ, **OFFLINE_ENV, "LCM_HOME": str(home), "LCM_DAEMON_PORT": "9"})
+    assert done.returncode == 0, done.stderr
+    with Outbox(outbox_path(home)) as box:
+        (event,) = box.events()
+    facts = event.payload["tool_facts"]
+    assert facts["command"].startswith("curl -H 'Authorization: token [REDACTED:") and " --user [REDACTED:" \
+        in facts["command"] and facts["error"].startswith("401: bad credentials [REDACTED:")
+    stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())  # the outbox and its WAL
+    for secret in secrets:
+        assert secret.encode() not in stored, secret

@@ -1,0 +1,53 @@
+"""What looks like a secret without any rule pack: known token prefixes and long high-entropy words.
+
+Stdlib only and cheap to import, for the places that cannot wait for the scrubber (a hook capturing a
+passive event, a configuration error naming a refused value). It is a first line, never the scrubber:
+the full rule packs still run before such text is used or leaves the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+TOKEN_SHAPE = re.compile(
+    r"(?:gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|sk_live_|rk_live_|AKIA|ASIA|AIza|hf_|npm_|eyJ)"
+    r"[A-Za-z0-9_\-.]{8,}"
+    r"|-----BEGIN[^\n]*"
+    r"|://[^/@\s]*:[^/@\s]*@"
+)
+"""Prefixes of common API tokens, a PEM block's first line, credentials inside a URL."""
+HIGH_ENTROPY_MIN_LENGTH = 20
+HIGH_ENTROPY_BITS = 3.5
+REDACTED = "[REDACTED:secret-shape]"
+_WORDS = re.compile(r"[^\s=:\"'`,;()<>\[\]{}]+")
+
+
+def shannon_entropy(text: str) -> float:
+    """Shannon entropy in bits per character, as gitleaks computes it for a secret."""
+    if not text:
+        return 0.0
+    size = len(text)
+    return -sum((n / size) * math.log2(n / size) for n in Counter(text).values())
+
+
+def high_entropy_word(word: str) -> bool:
+    """A word of ``HIGH_ENTROPY_MIN_LENGTH`` or more characters mixing letters and digits, with at least
+    ``HIGH_ENTROPY_BITS`` bits per character."""
+    return (len(word) >= HIGH_ENTROPY_MIN_LENGTH and any(c.isdigit() for c in word)
+            and any(c.isalpha() for c in word) and shannon_entropy(word) >= HIGH_ENTROPY_BITS)
+
+
+def looks_like_secret(text: str) -> bool:
+    """A known token shape anywhere, or the text is one long high-entropy word."""
+    if TOKEN_SHAPE.search(text):
+        return True
+    word = text.strip()
+    return not any(c.isspace() for c in word) and high_entropy_word(word)
+
+
+def redact_shapes(text: str) -> str:
+    """``text`` with every token shape and every high-entropy word replaced by ``REDACTED``."""
+    text = TOKEN_SHAPE.sub(REDACTED, text)
+    return _WORDS.sub(lambda m: REDACTED if high_entropy_word(m.group()) else m.group(), text)
