@@ -32,7 +32,8 @@ class FileChange:
 
     def apply(self) -> None:
         """Write the change atomically: the file keeps its mode (a new one is 0600, its directories 0700) and,
-        when it is a symbolic link, stays one (its target is written); ``after`` None deletes it. Backups are the install ledger's (``installer.ledger``)."""
+        when it is a symbolic link, stays one (its target is written); ``after`` None deletes it. Backups are the
+        install ledger's (``installer.ledger``)."""
         if not self.changed:
             return
         if self.after is None:

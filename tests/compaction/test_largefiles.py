@@ -10,8 +10,8 @@ import pytest
 
 from lcm_framework.assembly import assemble_context
 from lcm_framework.compaction import CompactionEngine, Mode
-from lcm_framework.safe_paths import UnsafeDestinationError, atomic_write_private
 from lcm_framework.recall import describe, parse_ref
+from lcm_framework.safe_paths import UnsafeDestinationError, atomic_write_private
 from lcm_framework.storage.models import NewPart, PartKind
 
 from .helpers import ingest, make_app, new_message, project_dir, texts
