@@ -34,6 +34,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lcm_framework.plugin_api import StorageUnavailableError
+
+from .errors import BACKEND
+
 try:
     import zstandard
 except ImportError:  # pragma: no cover - zstandard is a declared dependency; zlib keeps LCM usable
@@ -64,10 +68,16 @@ SHIPPED_SHA256 = "0415f11fe0605dd737bbbe51fb394312296d89e4a3561ca3a0806ce2ce0a65
 
 @functools.cache
 def shipped_dictionary() -> Any:
-    """The shipped raw-content dictionary (checked against ``SHIPPED_SHA256``)."""
-    data = SHIPPED_FILE.read_bytes()
+    """The shipped raw-content dictionary (checked against ``SHIPPED_SHA256``); a missing or altered file is a
+    StorageUnavailableError (rows compressed with it could not be read back)."""
+    try:
+        data = SHIPPED_FILE.read_bytes()
+    except OSError:
+        data = b""
     if hashlib.sha256(data).hexdigest() != SHIPPED_SHA256:
-        raise RuntimeError(f"{SHIPPED_FILE.name} is not the dictionary this version of LCM shipped: reinstall LCM")
+        raise StorageUnavailableError(f"{SHIPPED_FILE.name}, the compression dictionary this version of LCM ships, "
+                                      "is missing or altered: reinstall LCM", backend=BACKEND, domain="codec",
+                                      code="codec_dictionary")
     return zstandard.ZstdCompressionDict(data, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
 
 

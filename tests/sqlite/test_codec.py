@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lcm_sqlite import codec
 
+from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.models import (
     Checkpoint,
     FormatIdentity,
@@ -195,14 +196,18 @@ def test_rows_written_without_a_dictionary_by_an_older_version_still_read_back(
         [r.payload_json for r in records]
 
 
-def test_a_changed_shipped_dictionary_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("damage", ["altered", "missing"])
+def test_a_changed_or_missing_shipped_dictionary_is_a_typed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  damage: str) -> None:
     """Rows compressed with the shipped dictionary read back only with its exact bytes."""
     changed = tmp_path / "transcript_dictionary.jsonl"
-    changed.write_bytes(codec.SHIPPED_FILE.read_bytes() + b"\n")
+    if damage == "altered":
+        changed.write_bytes(codec.SHIPPED_FILE.read_bytes() + b"\n")
     monkeypatch.setattr(codec, "SHIPPED_FILE", changed)
     codec.shipped_dictionary.cache_clear()
     try:
-        with pytest.raises(RuntimeError, match="reinstall"):
+        with pytest.raises(StorageUnavailableError, match="reinstall") as raised:
             codec.shipped_dictionary()
+        assert raised.value.code == "codec_dictionary"
     finally:
         codec.shipped_dictionary.cache_clear()
