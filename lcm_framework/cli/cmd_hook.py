@@ -20,7 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", help=f"the agent's hook event: {', '.join(hook_events(agents))} (any other "
                                       "event ingests the session's transcript)")
     parser.add_argument("--agent", choices=list(agents), default=None,
-                        help=f"the agent sending the event, one of the registered integrations: {describe(agents)}")
+                        help=f"the agent sending the event, one of the registered integrations: {describe(agents)} "
+                             "(as agents run it, the hook loads no plugin and passes on any well-formed name, which "
+                             "the daemon only records)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
     parser.add_argument("--flat-context", action="store_true",
                         help="print the context as a top-level additionalContext (agents that read it there)")
