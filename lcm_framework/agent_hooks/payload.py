@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sync.facts import PASSIVE_EVENTS, tool_facts
+from ..transcripts.lcm_context import without_lcm_context
 
 MAX_STDIN_BYTES = 1024 * 1024
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -81,6 +82,8 @@ def parse(raw: bytes, *, event: str, agent: str | None) -> HookInput:
     if isinstance(prompt, str) and _SURROGATE.search(prompt):
         prompt = _SURROGATE.sub("\ufffd", prompt)
         notes = ("the prompt holds lone surrogates (not valid Unicode); recalled with U+FFFD in their place",)
+    if isinstance(prompt, str):
+        prompt = without_lcm_context(prompt)  # LCM's own context an agent glued to the prompt is not asked
     return HookInput(
         agent=agent,
         event=event or named or "",

@@ -15,17 +15,11 @@ from typing import Any
 
 from .. import compact_json
 from ..summarize.tokens import estimate_tokens
+from .lcm_context import LCM_CONTEXT_HEADER, is_lcm_context
 
 __all__ = ["LCM_CONTEXT_HEADER", "estimate_tokens", "is_lcm_context", "parse_timestamp",
            "prompt_sha256", "string_fields", "to_json"]
 
-# The first line of the context LCM's SessionStart hook hands the agent (``lcm_framework.daemon.restore``).
-LCM_CONTEXT_HEADER = "# Restored context (LCM)"
-
-
-def is_lcm_context(text: str) -> bool:
-    """True for LCM's own restored context, as an agent writes it back into its transcript."""
-    return LCM_CONTEXT_HEADER in text[:200]
 
 
 def parse_timestamp(value: Any) -> datetime | None:

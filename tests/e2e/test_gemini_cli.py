@@ -84,6 +84,14 @@ def test_gemini_cli_end_to_end(user: User) -> None:
               if p.get("text", "").startswith("<hook_context># Restored context (LCM): memory relevant")]
     assert len(recall) == 1 and FACT in recall[0] and 'id="mem_1"' in recall[0]
 
+    # 4b. the same in a fresh session: Gemini CLI glues SessionStart's context to the prompt BeforeAgent sees;
+    # recall reads the prompt without it, so the memory still surfaces
+    fourth = gemini(user, "how does the billing service retry webhooks with backoff?", [Text("with backoff")])
+    assert fourth["response"] == "with backoff" and not user.model.errors, user.model.errors
+    texts = [p.get("text", "") for c in user.model.main_requests()[0].body["contents"] for p in c["parts"]]
+    relevant = [t for t in texts if "# Restored context (LCM): memory relevant" in t]
+    assert len(relevant) == 1 and FACT in relevant[0] and 'id="mem_1"' in relevant[0], texts
+
     # 5. uninstall: the user's settings byte for byte
     user.lcm("uninstall", "gemini")
     assert settings.read_bytes() == before[settings]

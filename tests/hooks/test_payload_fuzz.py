@@ -64,3 +64,17 @@ def test_a_prompt_with_lone_surrogates_is_repaired_with_a_note() -> None:
     hook = parse(b'{"session_id": "s", "prompt": "deploy \\ud800 now \\ud83d\\ude00"}', event="UserPromptSubmit",
                  agent=None)
     assert hook.prompt == "deploy \ufffd now \U0001f600" and len(hook.notes) == 1
+
+
+def test_lcm_context_an_agent_glued_to_the_prompt_is_not_recalled_on() -> None:
+    restored = ("<hook_context># Restored context (LCM): the previous session\n<summary id=\"sum_1\">the deploy "
+                "pipeline, kubectl, staging</summary>\n</hook_context>\n\n")
+    typed = "how do we deploy this service to production?"
+    glued = parse(json.dumps({"session_id": "s", "prompt": restored + typed}).encode(), event="UserPromptSubmit",
+                  agent=None)
+    assert glued.prompt == typed
+    only = parse(json.dumps({"session_id": "s", "prompt": restored}).encode(), event="UserPromptSubmit", agent=None)
+    assert only.prompt is None
+    kept = parse(json.dumps({"session_id": "s", "prompt": typed + " <note>x</note>"}).encode(),
+                 event="UserPromptSubmit", agent=None)
+    assert kept.prompt == typed + " <note>x</note>"  # other markup is the user's
