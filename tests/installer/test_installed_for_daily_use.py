@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import OFFLINE_ENV
 from tests.contrib import OFFLINE, PIP, REPO, source_copy
 
-PLUGINS = ("lcm-format-gemini", "lcm-format-qwen")
+PLUGINS = ("lcm-format-gemini", "lcm-format-qwen", "lcm-format-opencode", "lcm-format-copilot")
 ROOT_PARTS = ("pyproject.toml", "README.md", "lcm_framework", "formats", "plugins", "prompts")
 """What the root distribution is built from (``[tool.setuptools.packages.find]``)."""
 
@@ -55,13 +55,13 @@ def test_wheels_installed_outside_the_clone_work_on_their_own(tmp_path: Path) ->
     subprocess.run([*PIP, "wheel", "--quiet", *OFFLINE, "-w", str(wheels), *built], check=True, capture_output=True,
                    timeout=600)
     assert sorted(w.name.split("-")[0] for w in wheels.glob("*.whl")) == [
-        "lcm_format_gemini", "lcm_format_qwen", "lcm_framework"]
+        "lcm_format_copilot", "lcm_format_gemini", "lcm_format_opencode", "lcm_format_qwen", "lcm_framework"]
     python = _venv(tmp_path / "venv")
     subprocess.run([*PIP, "--python", str(python), "install", "--quiet", "--no-index", "--no-deps",
                     *map(str, wheels.glob("*.whl"))], check=True, capture_output=True, timeout=300)
 
     home = tmp_path / "home"
-    for agent_dir in (".claude", ".gemini", ".qwen"):
+    for agent_dir in (".claude", ".gemini", ".qwen", ".config/opencode", ".copilot"):
         (home / agent_dir).mkdir(parents=True)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LCM_HOME": str(home / ".lcm"), **OFFLINE_ENV}
     lcm = tmp_path / "venv" / "bin" / "lcm"
@@ -79,17 +79,19 @@ def test_wheels_installed_outside_the_clone_work_on_their_own(tmp_path: Path) ->
     dry = run(str(lcm), "install", "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     report = json.loads(dry.stdout)
-    assert {"claude", "gemini", "qwen"} <= set(report["agents"])
+    assert {"claude", "gemini", "qwen", "opencode", "copilot"} <= set(report["agents"])
     diffs = "".join(f["diff"] for f in report["files"])
     for agent in ("gemini", "qwen"):
         assert f"{lcm} hook SessionStart --agent {agent}" in diffs  # the hooks run this environment's lcm
+    for agent in ("opencode", "copilot"):  # their hooks live in a plugin file or a hooks file of LCM's own
+        assert any(str(lcm) in f["diff"] for f in report["files"] if agent in f["path"]), agent
     assert str(REPO) not in diffs
     assert not (home / ".gemini" / "settings.json").exists()  # a dry run writes nothing
 
     doctor = run(str(lcm), "doctor", "--json")
     checks = {c["name"]: c["status"] for c in json.loads(doctor.stdout)["checks"]}
-    assert {"gemini_hooks", "qwen_hooks", "claude_hooks"} <= set(checks), checks
+    assert {"gemini_hooks", "qwen_hooks", "opencode_hooks", "copilot_hooks", "claude_hooks"} <= set(checks), checks
     assert checks["gemini_hooks"] == checks["qwen_hooks"] == "fail"  # found, not installed yet: doctor says so
     plugins = {p["name"]: p for p in json.loads(run(str(lcm), "plugins", "--json").stdout)}
-    assert (plugins["gemini_cli"]["distribution"], plugins["qwen_code"]["distribution"]) == (
-        "lcm-format-gemini", "lcm-format-qwen")
+    assert [plugins[name]["distribution"] for name in ("gemini_cli", "qwen_code", "opencode", "copilot_cli")] == [
+        "lcm-format-gemini", "lcm-format-qwen", "lcm-format-opencode", "lcm-format-copilot"]
