@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,54 @@ Handle = Callable[[OutboxEvent, "Outbox"], Awaitable[Any]]
 LocalOnly = Callable[[Mapping[str, Any]], Awaitable[bool]]
 
 
-class OutboxConsumer:
+class BackgroundLoop(ABC):
+    """One pass (``step``) every ``interval_s`` or when woken, until stopped; a failing pass is reported to
+    ``failed`` and retried at the next one."""
+
+    def __init__(self, interval_s: float) -> None:
+        self._interval = interval_s
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False
+
+    @abstractmethod
+    async def step(self) -> None:
+        """One pass."""
+
+    @abstractmethod
+    def failed(self, exc: Exception) -> None:
+        """Report a pass that raised (it is retried at the next one)."""
+
+    def wake(self) -> None:
+        self._wakeup.set()
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._loop())
+
+    async def _loop(self) -> None:
+        while not self.closing:
+            try:
+                await self.step()
+            except Exception as exc:
+                self.failed(exc)
+            try:
+                await asyncio.wait_for(self._wakeup.wait(), timeout=self._interval)
+            except TimeoutError:
+                pass
+            self._wakeup.clear()
+
+    async def stop(self, timeout_s: float) -> None:
+        """Let the current pass finish (bounded by ``timeout_s``), then stop."""
+        self.closing = True
+        self._wakeup.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=timeout_s)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+
+class OutboxConsumer(BackgroundLoop):
     """Drains the outbox of ``home`` through ``handle(event, outbox)`` (blocking calls through ``run``),
     every ``DRAIN_INTERVAL_S`` or when woken; a permanent error marks the event processed (its code kept
     in the event, logged), any other leaves it to be retried. ``local_only(payload)`` says whether the
@@ -35,30 +83,16 @@ class OutboxConsumer:
 
     def __init__(self, home: Path, run: Run, handle: Handle, describe: Callable[[BaseException], str],
                  code: Callable[[BaseException], str], local_only: LocalOnly) -> None:
+        super().__init__(DRAIN_INTERVAL_S)
         self.home, self._run, self._handle, self._describe, self._code = home, run, handle, describe, code
         self._local_only = local_only
-        self._wakeup = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.closing = False
         self.drained_events = 0
 
-    def wake(self) -> None:
-        self._wakeup.set()
+    async def step(self) -> None:
+        await self.drain()
 
-    def start(self) -> None:
-        self._task = asyncio.ensure_future(self._consume())
-
-    async def _consume(self) -> None:
-        while not self.closing:
-            try:
-                await self.drain()
-            except Exception as exc:
-                log.warning("outbox drain failed: %s", self._describe(exc))
-            try:
-                await asyncio.wait_for(self._wakeup.wait(), timeout=DRAIN_INTERVAL_S)
-            except TimeoutError:
-                pass
-            self._wakeup.clear()
+    def failed(self, exc: Exception) -> None:
+        log.warning("outbox drain failed: %s", self._describe(exc))
 
     async def drain(self) -> int:
         """Process due outbox events in sequence order (bounded batches); returns how many were processed."""
@@ -97,53 +131,29 @@ class OutboxConsumer:
         self.drained_events += done
         return done
 
-    async def stop(self, timeout_s: float) -> None:
-        """Let the current event finish (bounded by ``timeout_s``), then stop."""
-        self.closing = True
-        self._wakeup.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=timeout_s)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
 
-
-class DrainLoop:
+class DrainLoop(BackgroundLoop):
     """The team-sync drain in the background: ``worker.run_once`` (through ``run``) every ``interval_s`` or
     when woken, while ``enabled()`` (the backend has an inbox). An outage is logged once per change and
     retried at the next tick; nothing is lost meanwhile (``sync.worker``)."""
 
     def __init__(self, run: Run, make_worker: Callable[[], DrainWorker | None], interval_s: float,
                  describe: Callable[[BaseException], str]) -> None:
-        self._run, self._make, self._interval, self._describe = run, make_worker, interval_s, describe
+        super().__init__(interval_s)
+        self._run, self._make, self._describe = run, make_worker, describe
         self._worker: DrainWorker | None = None
-        self._wakeup = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.closing = False
         self.passes = 0
         self.applied = 0
         self.last_error: str | None = None
 
-    def wake(self) -> None:
-        self._wakeup.set()
+    async def step(self) -> None:
+        await self.tick()
 
-    def start(self) -> None:
-        self._task = asyncio.ensure_future(self._loop())
-
-    async def _loop(self) -> None:
-        while not self.closing:
-            try:
-                await self.tick()
-            except Exception as exc:
-                error = self._describe(exc)
-                if error != self.last_error:
-                    log.warning("team sync drain failed: %s (retrying)", error)
-                self.last_error = error
-            try:
-                await asyncio.wait_for(self._wakeup.wait(), timeout=self._interval)
-            except TimeoutError:
-                pass
-            self._wakeup.clear()
+    def failed(self, exc: Exception) -> None:
+        error = self._describe(exc)
+        if error != self.last_error:
+            log.warning("team sync drain failed: %s (retrying)", error)
+        self.last_error = error
 
     async def tick(self) -> None:
         """One pass, when the backend has an inbox (the worker is built on first use)."""
@@ -159,13 +169,3 @@ class DrainLoop:
             self.last_error = report.errors[-1]
         elif report.progressed:
             self.last_error = None
-
-    async def stop(self, timeout_s: float) -> None:
-        """Let the current pass finish (bounded by ``timeout_s``), then stop."""
-        self.closing = True
-        self._wakeup.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=timeout_s)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
