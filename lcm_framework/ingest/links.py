@@ -50,6 +50,8 @@ class SpawnIndex:
     def __init__(self) -> None:
         self._read: dict[int, tuple[int, list[tuple[int, Spawn]]]] = {}
         """conversation id -> (seq of the next message to read, its ``(message id, spawn)`` so far)."""
+        self.linked: set[int] = set()
+        """Run conversations whose link is stored: their later batches need not look it up."""
 
     def spawns(self, repos: Repositories, conversation_id: int, spawn_of: SpawnOf) -> list[tuple[int, Spawn]]:
         """The ``(message id, spawn)`` pairs of the conversation's stored messages, in seq order."""
@@ -65,18 +67,23 @@ class SpawnIndex:
 
     def forget(self) -> None:
         self._read.clear()
+        self.linked.clear()
 
 
 def record_run(repos: Repositories, conversation_id: int, run: Run, messages: Sequence[NewMessage],
                spawn_of: SpawnOf | None, index: SpawnIndex) -> None:
     """Store the link of a run's conversation the first time it gets messages (``messages`` are this batch's,
     in seq order), then look for the call that started it among the parent's stored messages."""
-    if run.link is None or repos.conversations.get_subagent_link(conversation_id) is not None:
+    if run.link is None or conversation_id in index.linked:
+        return
+    if repos.conversations.get_subagent_link(conversation_id) is not None:
+        index.linked.add(conversation_id)
         return
     first = messages[0] if messages and messages[0].seq == 0 and messages[0].role is Role.USER else None
     link = repos.conversations.link_subagent(SubagentLink(
         conversation_id, run.link.parent_session_id, run.link.agent_id, run.link.agent_type,
         prompt_sha256(first.content) if first is not None else None, tool_call_id=run.link.tool_call_id))
+    index.linked.add(conversation_id)
     if spawn_of is None:
         return
     taken = _taken(repos.conversations.list_subagent_links(parent_session_id=link.parent_session_id))

@@ -426,3 +426,24 @@ def test_a_parent_summary_names_the_runs_it_started_and_where_to_drill_down(tmp_
             assert verify(st).ok
     finally:
         app.close()
+
+
+def test_a_runs_link_is_looked_up_once_per_import_not_once_per_batch(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from lcm_sqlite.subagent_links import SqliteSubagentLinks
+
+    records = in_file_sidechains("Count the TODOs", ["walking the src tree", "grepping the tests"])
+    path = write_jsonl(project_dir(tmp_path / "claude") / f"{SESSION}.jsonl", records)
+    looked: list[int] = []
+    real = SqliteSubagentLinks.get_subagent_link
+    monkeypatch.setattr(SqliteSubagentLinks, "get_subagent_link",
+                        lambda self, conversation_id: looked.append(conversation_id) or real(self, conversation_id))
+    app = make_app(tmp_path / "here")
+    try:
+        assert import_sources(app, [path], batch_size=1, workers=1).errors == []
+        with app.project(CWD) as st:
+            links = _links(st)
+        assert len(links) == 2 and all(link.parent_message_id is not None for link in links.values())
+        assert sorted(looked) == sorted(link.child_conversation_id for link in links.values())  # once per run
+    finally:
+        app.close()
