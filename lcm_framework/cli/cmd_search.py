@@ -82,9 +82,10 @@ def relevance(score: float) -> str:
 
 
 def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) -> list[str]:
-    """The lines of one result, each at most ``width`` columns: rank, id, speaker or kind, date (a summary's
-    covered span), relevance; the best sentences between the neighbouring turns (dim); a summary's
-    best-matching turns; session, covering summaries and (several projects searched) the project's root."""
+    """The lines of one result, each at most ``width`` columns (but an id or path longer than a line, which is
+    never cut): rank, id, speaker or kind, date (a summary's covered span), relevance; the best sentences
+    between the neighbouring turns (dim); a summary's best-matching turns; session, covering summaries and
+    (several projects searched) the project's root."""
     hit = r.hit
     if r.span is not None:
         start, end = when(r.span[0]), when(r.span[1])
@@ -108,10 +109,20 @@ def render(r: Ranked, width: int, paint: Painter, *, root: str | None = None) ->
     where = origin(hit).strip()
     if where:
         meta.append(where)
-    if meta:
-        lines.append(paint(DIM, "     " + terminal_safe(one_line("  ".join(meta), room))))
     if root is not None:
-        lines.append(paint(DIM, "     " + terminal_safe(one_line(f"project {root}", room))))
+        meta.append(f"project {root}")
+    return lines + [paint(DIM, line) for line in _packed(meta, width)]
+
+
+def _packed(items: list[str], width: int) -> list[str]:
+    """``items`` two spaces apart on lines indented five, a new line when the next would pass ``width``; an
+    item is never cut (ids and paths are copied from here), so one longer than the line stands alone."""
+    lines: list[str] = []
+    for item in map(terminal_safe, items):
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += "  " + item
+        else:
+            lines.append("     " + item)
     return lines
 
 
