@@ -18,8 +18,8 @@ def is_lcm_context(text: str) -> bool:
 
 
 def without_lcm_context(text: str) -> str:
-    """``text`` without the elements that wrap LCM's own context (Gemini CLI hands SessionStart's context back
-    inside the first prompt, as ``<hook_context>…</hook_context>``): recall reads what the user typed."""
+    """``text`` without the elements that wrap LCM's own context (an agent may hand SessionStart's context back
+    inside the first prompt, e.g. as ``<hook_context>…</hook_context>``): recall reads what the user typed."""
     if LCM_CONTEXT_HEADER not in text:
         return text
     return _WRAPPED.sub("", text).strip()
