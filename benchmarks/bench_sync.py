@@ -16,7 +16,6 @@ Needs LCM_TEST_POSTGRES_URL (``./dev bench`` sets it); runs in a throwaway schem
 from __future__ import annotations
 
 import logging
-import os
 import random
 import tempfile
 import threading
@@ -30,7 +29,7 @@ from lcm_framework.outbox import Outbox, outbox_path
 from lcm_framework.storage.models import SearchMode, SearchQuery
 from lcm_framework.sync.projects import AppProjects, StandaloneApps
 from lcm_framework.sync.worker import DrainSettings, DrainWorker
-from tests.postgres.support import TestDatabase
+from tests.postgres.support import TestDatabase, Unavailable, database_or_unavailable
 from tests.sync.machines import Machine, check_invariants, log_rows, make_machines, plugins, proxy_to
 
 
@@ -168,12 +167,12 @@ def soak(db: TestDatabase, schema: str, work: Path, seconds: float) -> None:
 
 
 def main(quick: bool) -> None:
-    url = os.environ.get("LCM_TEST_POSTGRES_URL")
-    if not url:
-        print("skipped: LCM_TEST_POSTGRES_URL is not set")
+    try:
+        db = database_or_unavailable()  # as the tests: the server answers and has pg_trgm
+    except Unavailable as exc:
+        print(f"skipped: {exc}")
         return
     logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)  # the outages' reconnection noise
-    db = TestDatabase(url)
     with tempfile.TemporaryDirectory(prefix="lcm-bench-sync-") as tmp:
         with db.fresh_schema() as schema:
             catch_up(db, schema, Path(tmp), 1_000 if quick else 10_000)
