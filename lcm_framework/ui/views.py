@@ -1,0 +1,242 @@
+"""The explorer's pages that combine existing verbs: context preview, search, memories and health.
+
+Each function returns a frozen result (rendered as a page, or as its JSON at the same path + ``.json``);
+the verbs themselves are the recall, memory, assembly and diagnostics functions the CLI runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..jsonable import to_jsonable
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..storage.contracts import ProjectStorage
+    from ..storage.models import ProjectRef
+
+RESTORE_MAX_TOKENS = 4000
+RESTORE_LIMIT = 12
+"""What the SessionStart hook restores (``daemon/service.py`` and ``agent_hooks/local_restore.py``)."""
+SEARCH_LIMIT = 20
+GREP_LIMIT = 50
+MEMORIES_PAGE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItemView:
+    kind: str  # "summary" | "message"
+    id: str
+    tokens: int
+    fresh_tail: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPreview:
+    project_id: str
+    session_id: str
+    budget: int
+    default_budget: int
+    token_estimate: int
+    fresh_tail_tokens: int
+    over_budget: bool
+    items: tuple[ContextItemView, ...]
+    messages: tuple[dict[str, Any], ...]
+    """What the model is handed, as ``lcm context --json`` prints it."""
+    session_start: dict[str, Any]
+    """What the SessionStart hook restores for this session."""
+
+
+def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: int | None) -> ContextPreview:
+    from ..assembly import assemble_context
+    from ..daemon.operations import restore
+    from ..memory.hints import session_memories
+    from ..memory.scope import MemoryScope
+    from ..operations.browse import segments
+
+    conversation = segments(storage, session_id)[-1]
+    default = int(app.config.get("compaction.context_budget_tokens"))
+    context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=budget or default)
+    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(context.summary_ids)}
+    messages = {m.message_id: m for m in storage.conversations.get_messages(context.message_ids)}
+    tail = int(app.config.get("compaction.fresh_tail_count"))
+    fresh = set(sorted(messages, key=lambda i: messages[i].seq)[-tail:]) if tail else set()
+    timed = [(s.earliest_at or s.created_at, ContextItemView("summary", s.summary_id, s.token_count, False))
+             for s in summaries.values()]
+    timed += [(m.created_at, ContextItemView("message", f"msg_{m.message_id}", m.token_count, m.message_id in fresh))
+              for m in messages.values()]
+    memories = session_memories(MemoryScope(storage, False), None, int(app.config.get("memory.restore_count")))
+    start = restore(storage, session_id, max_tokens=RESTORE_MAX_TOKENS, limit=RESTORE_LIMIT, source="startup",
+                    memories=memories)
+    return ContextPreview(
+        project_id=storage.project_id, session_id=session_id, budget=context.budget, default_budget=default,
+        token_estimate=context.token_estimate, fresh_tail_tokens=context.fresh_tail_tokens,
+        over_budget=context.over_budget, items=tuple(v for _, v in sorted(timed, key=lambda t: (t[0], t[1].id))),
+        messages=tuple(context.messages), session_start=start,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRow:
+    """One id found by either list, with its rank in each (``None``: not in that list)."""
+
+    id: str
+    kind: str
+    search_rank: int | None
+    grep_rank: int | None
+    snippet: str
+    session_id: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    project_id: str
+    query: str
+    rows: tuple[SearchRow, ...]
+    search: tuple[dict[str, Any], ...]
+    """The results as ``lcm search --json`` / the ``lcm_search`` tool give them."""
+    grep: dict[str, Any]
+    """The hits as ``lcm grep --json`` gives them."""
+
+
+def search_page(storage: ProjectStorage, query: str) -> SearchPage:
+    from ..recall.grep import grep
+    from ..recall.results import iso, result_row
+    from ..recall.search import search
+
+    if not query.strip():
+        return SearchPage(storage.project_id, query, (), (), {})
+    ranked = search(storage, query, limit=SEARCH_LIMIT)
+    found = grep(storage, query, limit=GREP_LIMIT)
+    grep_hits = [h for g in found.groups for h in g.hits] + list(found.summary_hits)
+    grep_rank = {h.id: n for n, h in enumerate(sorted(grep_hits, key=lambda h: (-h.score, h.id)), 1)}
+    rows: dict[str, SearchRow] = {}
+    for r in ranked:
+        rows[r.hit.id] = SearchRow(r.hit.id, r.hit.kind, r.rank, grep_rank.get(r.hit.id), r.hit.snippet,
+                                   r.hit.session_id, iso(r.hit.created_at))
+    for h in grep_hits:
+        if h.id not in rows:
+            rows[h.id] = SearchRow(h.id, h.kind, None, grep_rank[h.id], h.snippet, h.session_id, iso(h.created_at))
+    ordered = sorted(rows.values(), key=lambda r: (r.search_rank or 10**6, r.grep_rank or 10**6, r.id))
+    return SearchPage(storage.project_id, query, tuple(ordered),
+                      tuple(result_row(r, with_project=False) for r in ranked),
+                      {"total": found.total, "groups": to_jsonable(found.groups),
+                       "summary_hits": to_jsonable(found.summary_hits)})
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryView:
+    id: str
+    content: str
+    tags: tuple[str, ...]
+    confidence: float
+    archived: bool
+    created_at: str
+    surfaced: int
+    useful: int
+    not_useful: int
+    surfacings: tuple[dict[str, Any], ...]
+    lineage: dict[str, Any]
+    source_summary_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesPage:
+    project_id: str
+    memories: tuple[MemoryView, ...]
+    stale: tuple[str, ...]
+    """Ids ``lcm memory review`` names as stale (old, low confidence, never useful)."""
+    page: int
+    pages: int
+
+
+def memories_page(storage: ProjectStorage, page: int) -> MemoriesPage:
+    from ..memory import actions
+    from ..memory.lineage import parse
+    from ..memory.scope import MemoryScope
+    from ..recall.results import iso
+
+    scope = MemoryScope(storage, False)
+    listed = storage.promoted_memory.list_memories(include_archived=True)
+    pages = max(1, -(-len(listed) // MEMORIES_PAGE))
+    page = max(1, min(page, pages))
+    views = []
+    for memory in listed[(page - 1) * MEMORIES_PAGE: page * MEMORIES_PAGE]:
+        ref = scope.ref(memory.memory_id)
+        stats = storage.recall.stats(ref)
+        views.append(MemoryView(
+            id=ref, content=memory.content, tags=memory.tags, confidence=memory.confidence,
+            archived=memory.archived, created_at=iso(memory.created_at), surfaced=stats.surfaced,
+            useful=stats.useful, not_useful=stats.not_useful,
+            surfacings=tuple({"query": s.query, "surfaced_at": iso(s.surfaced_at)}
+                             for s in storage.recall.surfacings(ref)[-5:]),
+            lineage=to_jsonable(parse(memory.metadata)), source_summary_id=memory.source_summary_id,
+        ))
+    stale = tuple(m["id"] for m in actions.review(scope, {})["candidates"])
+    return MemoriesPage(storage.project_id, tuple(views), stale, page, pages)
+
+
+MEMORY_ACTIONS = ("archive", "revive", "forget", "useful", "not-useful")
+
+
+def memory_action(storage: ProjectStorage, action: str, memory_ref: str) -> dict[str, Any]:
+    """One of ``MEMORY_ACTIONS`` on a project memory, through the memory verbs the CLI runs."""
+    from ..memory import actions
+    from ..memory.scope import MemoryScope
+
+    scope = MemoryScope(storage, False)
+    if action in ("useful", "not-useful"):
+        return actions.feedback(scope, {"id": memory_ref, "useful": action == "useful"})
+    return actions.ACTIONS[action](scope, {"id": memory_ref})
+
+
+def archive_stale(storage: ProjectStorage) -> dict[str, Any]:
+    from ..memory import actions
+    from ..memory.scope import MemoryScope
+
+    return actions.review(MemoryScope(storage, False), {"archive": True})
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectHealth:
+    project_id: str
+    root: str
+    redactions: dict[str, int]
+    """What the scrubber removed at ingest, per rule (counts only: the secrets were never stored)."""
+    audit: dict[str, Any] | None
+    """The last ``lcm sensitive audit`` of this project: when, with which rules, how many findings."""
+    total_bytes: int | None
+    free_bytes: int
+    advice: str
+
+
+@dataclass(frozen=True, slots=True)
+class HealthPage:
+    checks: tuple[dict[str, Any], ...]
+    status: dict[str, Any]
+    projects: tuple[ProjectHealth, ...]
+
+
+def health_page(app: App, refs: Sequence[ProjectRef], open_storage: Any) -> HealthPage:
+    """``lcm doctor`` and ``lcm status`` of the explorer's ``LCM_HOME``, and per project what was redacted,
+    the last audit and whether ``lcm vacuum`` would give space back."""
+    from ..diagnostics import FREE_SPACE_MIN_BYTES, FREE_SPACE_SHARE, run_checks, status_snapshot
+    from ..scrub.audit_marks import last_audit
+
+    checks = tuple(to_jsonable(c) for c in run_checks(app, os.environ))
+    projects = []
+    for ref in refs:
+        storage = open_storage(ref.project_id)
+        usage = storage.storage_usage(payloads=False)
+        mark = last_audit(app.config.home, ref.project_id)
+        wasteful = usage.free_bytes >= FREE_SPACE_MIN_BYTES and usage.free_bytes >= FREE_SPACE_SHARE * usage.total_bytes
+        projects.append(ProjectHealth(
+            ref.project_id, ref.root, dict(sorted(storage.redaction_admin.get_counts().items())),
+            to_jsonable(mark) if mark else None, None if usage.shared else usage.total_bytes, usage.free_bytes,
+            f"`lcm vacuum` would give about {usage.free_bytes // 2**20} MiB back" if wasteful
+            else "no vacuum needed"))
+    return HealthPage(checks, to_jsonable(status_snapshot(app)), tuple(projects))
