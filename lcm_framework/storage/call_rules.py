@@ -13,7 +13,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .inbox import InboxClaim, InboxEvent, InboxRow, PassiveEffect
-from .models import Lease, Memory, NewMemory, SearchMode, SearchQuery, SearchTarget, SessionIngestRecord
+from .models import (
+    Lease,
+    Memory,
+    NewMemory,
+    SearchMode,
+    SearchQuery,
+    SearchTarget,
+    SessionIngestRecord,
+    StoredVector,
+    VectorQuery,
+    VectorSpace,
+)
 from .validation import (
     Validator,
     validate_append,
@@ -240,6 +251,44 @@ def _target(v: Validator, target_id: str) -> None:
     v.text("target_id", target_id)
 
 
+def _vector_target(v: Validator, target: SearchTarget) -> None:
+    if target not in (SearchTarget.MESSAGES, SearchTarget.SUMMARIES):
+        raise v.invalid("vectors are stored for messages and summaries only", "invalid_enum")
+
+
+def vector_space(v: Validator, space: VectorSpace) -> None:
+    """An embedder name free of U+0000 and a positive number of dimensions."""
+    v.text("embedder", space.embedder)
+    v.count("dimensions", space.dimensions)
+    if not space.embedder or space.dimensions < 1:
+        raise v.invalid("a vector space needs an embedder name and at least one dimension", "invalid_space")
+
+
+def stored_vectors(v: Validator, vectors: Sequence[StoredVector]) -> None:
+    """Vectors of messages or summaries: an id free of U+0000, the quantized bytes."""
+    for item in vectors:
+        _vector_target(v, item.target)
+        v.text("target_id", item.target_id)
+        if not isinstance(item.vector, bytes):
+            raise v.invalid("a stored vector must be bytes", "invalid_type")
+
+
+def unembedded_page(v: Validator, target: SearchTarget, *, after: str | None = None, limit: int) -> None:
+    _vector_target(v, target)
+    v.text("after", after)
+    v.count("limit", limit)
+
+
+def vector_query(v: Validator, query: VectorQuery) -> None:
+    """A nearest-vector query: messages or summaries, finite numbers, an optional conversation and a limit."""
+    _vector_target(v, query.target)
+    if not query.vector or not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                                   for x in query.vector):
+        raise v.invalid("a query vector must be finite numbers", "invalid_vector")
+    v.count("limit", query.limit)
+    v.optional_count("conversation_id", query.conversation_id)
+
+
 RULES: dict[str, dict[str, Rule | None]] = {
     "conversations": {
         "create_conversation": lambda v, session_id, *, title=None: validate_session(v, session_id, title),
@@ -341,5 +390,13 @@ RULES: dict[str, dict[str, Rule | None]] = {
         "replay": event_uuid,
         "backlog": None,
         "co_edits": lambda v, path: v.text("path", path),
+    },
+    "vectors": {
+        "space": None,
+        "set_space": vector_space,
+        "put": stored_vectors,
+        "unembedded": unembedded_page,
+        "counts": None,
+        "nearest": vector_query,
     },
 }

@@ -28,6 +28,7 @@ from .contracts import (
     Repositories,
     StorageBackendFactory,
     SummaryRepository,
+    VectorRepository,
 )
 from .models import Health, MaintenanceReport, NewMessage, ProjectRef, ProjectStats, StorageUsage
 from .validation import Validator
@@ -63,7 +64,7 @@ def _guarded(rule: Rule, check: Validator, target: Callable[..., Any]) -> Callab
 
 
 class CheckedRepositories:
-    """The eleven repositories of ``inner``, each behind its domain's rules (errors tagged with ``backend``/project)."""
+    """The twelve repositories of ``inner``, each behind its domain's rules (errors tagged with ``backend``/project)."""
 
     conversations: ConversationRepository
     summaries: SummaryRepository
@@ -76,6 +77,7 @@ class CheckedRepositories:
     coordination: CoordinationRepository
     native_transcripts: NativeTranscriptRepository
     passive_inbox: PassiveInboxRepository
+    vectors: VectorRepository
 
     def __init__(self, inner: Repositories, backend: str, project_id: str) -> None:
         for domain, rules in RULES.items():

@@ -50,11 +50,16 @@ from .models import (
     RecallStats,
     SearchHit,
     SearchQuery,
+    SearchTarget,
     SessionIngestRecord,
     StorageUsage,
+    StoredVector,
     SubagentLink,
     Summary,
     Surfacing,
+    VectorCount,
+    VectorQuery,
+    VectorSpace,
 )
 
 T = TypeVar("T")
@@ -265,6 +270,37 @@ class LexicalSearchRepository(Protocol):
         ...
 
 
+class VectorRepository(Protocol):
+    """The semantic lane's vectors, one per message and per summary, of one embedder (``VectorSpace``).
+
+    Vectors are ``StoredVector.vector`` bytes (quantized by ``lcm_framework.embedding.codec``); ``nearest``
+    scans them (NumPy over binary codes, then exact cosine over the best candidates, or the backend's own
+    vector index) and scores each hit by cosine similarity (-1..1). A message or summary deleted takes its
+    vector with it.
+    """
+
+    def space(self) -> VectorSpace | None:
+        """The embedder the stored vectors come from (``None``: none recorded yet)."""
+        ...
+    def set_space(self, space: VectorSpace) -> bool:
+        """Record ``space``; when another one was recorded, every stored vector is dropped first (True)."""
+        ...
+    def put(self, vectors: Sequence[StoredVector]) -> int:
+        """Store vectors of the recorded space's dimensions (one already stored is kept; an id no longer stored
+        is skipped); how many were added. Without a recorded space, a ConflictError."""
+        ...
+    def unembedded(self, target: SearchTarget, *, after: str | None = None, limit: int) -> list[str]:
+        """Up to ``limit`` ids of ``target`` (messages or summaries) without a vector, oldest first (messages
+        by number, summaries by creation), only those after the id ``after`` (a page's last id) when given."""
+        ...
+    def counts(self) -> dict[SearchTarget, VectorCount]:
+        """Per target (messages, summaries): how many have a vector, how many are stored, the newest with one."""
+        ...
+    def nearest(self, query: VectorQuery) -> list[SearchHit]:
+        """The best ``limit`` hits by cosine similarity (``snippet`` empty), best first."""
+        ...
+
+
 class RedactionAdminRepository(Protocol):
     def add_counts(self, counts: Mapping[str, int]) -> None:
         """Additive per-category redaction counters."""
@@ -410,6 +446,7 @@ class Repositories(Protocol):
     coordination: CoordinationRepository
     native_transcripts: NativeTranscriptRepository
     passive_inbox: PassiveInboxRepository
+    vectors: VectorRepository
 
 
 class ProjectStorage(Repositories, Protocol):

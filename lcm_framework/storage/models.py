@@ -255,6 +255,47 @@ class SearchHit:
     created_at: datetime
 
 
+# --- semantic vectors ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSpace:
+    """The embedder a project's vectors come from: a change of name or dimensions makes them stale."""
+
+    embedder: str
+    dimensions: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVector:
+    """One message's or summary's vector, quantized: ``dimensions`` signed bytes (``embedding.codec``)."""
+
+    target: SearchTarget
+    target_id: str
+    vector: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCount:
+    """One target's vectors: how many of its ``stored`` rows have one; ``newest``: the highest message id with
+    one (messages only: an import adds messages after it)."""
+
+    embedded: int
+    stored: int
+    newest: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorQuery:
+    """The stored vectors nearest ``vector`` (unit length, the space's dimensions) by cosine similarity."""
+
+    target: SearchTarget
+    vector: tuple[float, ...]
+    limit: int = 50
+    conversation_id: int | None = None
+    include_subagents: bool = True
+
+
 # --- coordination ------------------------------------------------------------
 
 

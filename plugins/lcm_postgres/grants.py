@@ -48,6 +48,9 @@ RUNTIME_GRANTS: dict[str, tuple[str, ...]] = {
     "passive_event_log": ("SELECT", "INSERT"),
     "passive_session_files": ("SELECT", "INSERT"),
     "passive_co_edits": ("SELECT", "INSERT", "UPDATE"),
+    "vector_spaces": ("SELECT", "INSERT", "UPDATE"),
+    "message_vectors": ("SELECT", "INSERT", "DELETE"),
+    "summary_vectors": ("SELECT", "INSERT", "DELETE"),
 }
 
 

@@ -27,6 +27,7 @@ from lcm_framework.plugin_api.storage import (
     Repositories,
     StorageUsage,
     SummaryRepository,
+    VectorRepository,
 )
 
 from .errors import BACKEND, translate
@@ -40,6 +41,7 @@ from .repos.memory import PgMemory, PgRecall
 from .repos.native import PgNativeTranscripts
 from .repos.search import PgSearch
 from .repos.summaries import PgSummaries
+from .repos.vectors import PgVectors
 from .runtime import Executor, PoolExecutor, Runtime
 
 if TYPE_CHECKING:
@@ -68,6 +70,7 @@ class PgRepositories:
         self.coordination: CoordinationRepository = PgCoordination(executor, project_id)
         self.native_transcripts: NativeTranscriptRepository = PgNativeTranscripts(executor, project_id)
         self.passive_inbox: PassiveInboxRepository = PgPassiveInbox(executor, project_id)
+        self.vectors: VectorRepository = PgVectors(executor, project_id)
 
 
 class ScopedPoolExecutor(PoolExecutor):

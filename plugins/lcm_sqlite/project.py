@@ -26,6 +26,7 @@ from lcm_framework.plugin_api.storage import (
     Repositories,
     StorageUsage,
     SummaryRepository,
+    VectorRepository,
     unsupported_passive_inbox,
 )
 
@@ -42,6 +43,7 @@ from .redaction import SqliteRedactionAdmin
 from .scope import Scope
 from .search import SqliteLexicalSearch
 from .summaries import SqliteSummaries
+from .vectors import SqliteVectors
 
 T = TypeVar("T")
 
@@ -61,6 +63,7 @@ class SqliteRepositories:
         self.coordination: CoordinationRepository = SqliteCoordination(scope)
         self.native_transcripts: NativeTranscriptRepository = SqliteNativeTranscripts(scope)
         self.passive_inbox: PassiveInboxRepository = unsupported_passive_inbox(BACKEND, scope.db.project_id)
+        self.vectors: VectorRepository = SqliteVectors(scope)
 
 
 class SqliteProjectStorage(SqliteRepositories):

@@ -207,9 +207,28 @@ CREATE INDEX subagent_links_parent ON subagent_links(parent_session_id, child_co
 FTS_STEMMING = """
 DELETE FROM meta WHERE key = 'fts_tier';
 """
+VECTORS = """
+CREATE TABLE vector_space (
+  singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+  embedder TEXT NOT NULL,
+  dimensions INTEGER NOT NULL CHECK (dimensions >= 1)
+);
+CREATE TABLE message_vectors (
+  row_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id INTEGER NOT NULL UNIQUE REFERENCES messages(message_id) ON DELETE CASCADE,
+  vector BLOB NOT NULL
+);
+CREATE TABLE summary_vectors (
+  row_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  summary_id TEXT NOT NULL UNIQUE REFERENCES summaries(summary_id) ON DELETE CASCADE,
+  vector BLOB NOT NULL
+);
+"""
+"""Version 6: the semantic lane's vectors (quantized bytes) per message and summary, and their embedder."""
+
 # Version 5 (``single_copy``): message text in ``texts``, stored once; parts as spans of it.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
-    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate)
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS)
 LATEST = len(MIGRATIONS)
 
 
