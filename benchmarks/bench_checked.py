@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.config import load_config
-from lcm_framework.storage.call_rules import RULES
+from lcm_framework.storage.call_rules import declared_rule
 from lcm_framework.storage.checked import storage_driver
+from lcm_framework.storage.contracts import ConversationRepository
 from lcm_framework.storage.models import NewMessage, NewPart, PartKind, ProjectRef, Role
 from lcm_framework.storage.selection import open_backend
 from lcm_framework.storage.validation import Validator
@@ -42,8 +43,9 @@ def main(quick: bool = False) -> None:
         driver: Any = storage_driver(checked)
         batch = [NewMessage(Role.ASSISTANT, f"message {i} with some words to index", 12,
                             parts=[NewPart(PartKind.TEXT, text=f"message {i}")]) for i in range(100)]
-        rules, check = RULES["conversations"], Validator("sqlite", "conversations", checked.project_id)
-        append_rule, read_rule = rules["append_messages"], rules["get_conversation"]
+        check = Validator("sqlite", "conversations", checked.project_id)
+        append_rule = declared_rule(ConversationRepository.append_messages)
+        read_rule = declared_rule(ConversationRepository.get_conversation)
         assert append_rule is not None and read_rule is not None
 
         def ruled_append(c: int) -> None:

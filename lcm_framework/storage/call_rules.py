@@ -1,8 +1,10 @@
-"""The argument rules of every repository call, by domain and method name (run by ``storage.checked``).
+"""The argument rules of the repository calls, and ``checks``, which declares one on its contract method.
 
-Each rule takes the ``Validator`` of its domain and exactly the arguments of the contract method it guards
-(``tests/storage_rules`` checks names and signatures against ``storage.contracts``); it raises a typed
-``DataValidationError``/``ConflictError`` or returns ``None``. ``None`` in the table: nothing to check.
+A contract method in ``storage.contracts`` names its rule next to its signature (``@checks(rule)``); the rule
+takes the ``Validator`` of its domain and exactly the method's arguments (mypy checks that through the
+decorator's ``ParamSpec``), and raises a typed ``DataValidationError``/``ConflictError`` or returns ``None``.
+A method without arguments needs no rule; one with arguments and no rule is refused when
+``storage.checked`` builds its wrapper. ``storage.checked`` runs the rule before the adapter sees the call.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from .inbox import InboxClaim, InboxEvent, InboxRow, PassiveEffect
 from .models import (
+    Checkpoint,
     Lease,
     Memory,
+    NativeRecordInput,
     NewMemory,
     SearchMode,
     SearchQuery,
@@ -27,18 +32,30 @@ from .models import (
 )
 from .validation import (
     Validator,
-    validate_append,
-    validate_history,
-    validate_insert,
-    validate_large_file,
     validate_native_batch,
-    validate_new_summary,
-    validate_range,
     validate_session,
-    validate_subagent_link,
 )
 
 Rule = Callable[..., Any]
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S")
+RULE_ATTRIBUTE = "__storage_rule__"
+
+
+def checks(rule: Callable[Concatenate[Validator, P], object]
+           ) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
+    """Declare ``rule`` as the argument check of the contract method it decorates (the method is unchanged)."""
+    def declare(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+        setattr(method, RULE_ATTRIBUTE, rule)
+        return method
+    return declare
+
+
+def declared_rule(method: Callable[..., Any]) -> Rule | None:
+    """The rule ``checks`` declared on a contract method, ``None`` when it declares none."""
+    rule: Rule | None = getattr(method, RULE_ATTRIBUTE, None)
+    return rule
 
 MAX_LEASE_SECONDS = 10**9
 MAX_INBOX_BATCH = 10_000
@@ -60,6 +77,14 @@ def stored_memory(v: Validator, memory: NewMemory | Memory) -> None:
     v.text("source_summary_id", memory.source_summary_id)
     v.text("metadata", memory.metadata)
     memory_confidence(v, memory.confidence)
+
+
+def new_memory(v: Validator, memory: NewMemory) -> None:
+    stored_memory(v, memory)
+
+
+def restored_memory(v: Validator, memory: Memory) -> None:
+    stored_memory(v, memory)
 
 
 def search_query(v: Validator, query: SearchQuery) -> None:
@@ -101,7 +126,7 @@ def lease_request(v: Validator, name: str, holder: str, ttl_seconds: float) -> N
         raise v.invalid("ttl_seconds must be a positive number", "invalid_ttl")
 
 
-def _renewal(v: Validator, lease: Lease, ttl_seconds: float) -> None:
+def renewal(v: Validator, lease: Lease, ttl_seconds: float) -> None:
     held_lease(v, lease)
     lease_request(v, lease.name, lease.holder, ttl_seconds)
 
@@ -112,7 +137,7 @@ def event_uuid(v: Validator, event_uuid: str) -> None:
         raise v.invalid("an event uuid must be a lower-case UUID", "invalid_uuid")
 
 
-def _event_uuids(v: Validator, event_uuids: Sequence[str]) -> None:
+def event_uuids(v: Validator, event_uuids: Sequence[str]) -> None:
     for value in event_uuids:
         event_uuid(v, value)
 
@@ -143,14 +168,14 @@ def inbox_events(v: Validator, lease: Lease, events: Sequence[InboxEvent]) -> No
                             "invalid_sequence")
 
 
-def _claim(v: Validator, lease: Lease, claim: InboxClaim) -> None:
+def held_claim(v: Validator, lease: Lease, claim: InboxClaim) -> None:
     held_lease(v, lease)
     event_uuid(v, claim.event_uuid)
     v.text("token", claim.token)
 
 
-def _complete(v: Validator, lease: Lease, claim: InboxClaim, effect: PassiveEffect) -> None:
-    _claim(v, lease, claim)
+def completion(v: Validator, lease: Lease, claim: InboxClaim, effect: PassiveEffect) -> None:
+    held_claim(v, lease, claim)
     for name in ("session_id", "tool_name", "status", "detail"):
         value = getattr(effect, name)
         if value is not None and not isinstance(value, str):
@@ -163,22 +188,22 @@ def _complete(v: Validator, lease: Lease, claim: InboxClaim, effect: PassiveEffe
     v.texts("file", effect.files)
 
 
-def _fail(v: Validator, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
+def failure(v: Validator, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
           retry_after_s: float) -> None:
-    _claim(v, lease, claim)
+    held_claim(v, lease, claim)
     v.text("error", error)
     if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, int | float) \
             or not math.isfinite(retry_after_s) or not 0 <= retry_after_s <= MAX_LEASE_SECONDS:
         raise v.invalid("retry_after_s must be a non-negative number", "invalid_delay")
 
 
-def _claim_request(v: Validator, lease: Lease, *, limit: int, ttl_seconds: float) -> None:
+def claim_request(v: Validator, lease: Lease, *, limit: int, ttl_seconds: float) -> None:
     held_lease(v, lease)
     v.count("limit", limit)
     lease_request(v, lease.name, lease.holder, ttl_seconds)
 
 
-def _prune(v: Validator, lease: Lease, rows: Sequence[InboxRow]) -> None:
+def prune_rows(v: Validator, lease: Lease, rows: Sequence[InboxRow]) -> None:
     held_lease(v, lease)
     for row in rows:
         event_uuid(v, row.event_uuid)
@@ -187,68 +212,149 @@ def _prune(v: Validator, lease: Lease, rows: Sequence[InboxRow]) -> None:
         v.text("digest", row.digest)
 
 
-def _drain_lease(v: Validator, machine_id: str, holder: str, ttl_seconds: float) -> None:
+def drain_lease(v: Validator, machine_id: str, holder: str, ttl_seconds: float) -> None:
     lease_request(v, machine_id, holder, ttl_seconds)
 
 
-def _messages_of(v: Validator, conversation_id: int, message_ids: Sequence[int]) -> None:
+def messages_of(v: Validator, conversation_id: int, message_ids: Sequence[int]) -> None:
     v.count("conversation_id", conversation_id)
     v.ids("message_id", message_ids)
 
 
-def _list_messages(v: Validator, conversation_id: int, *, after_seq: int | None = None,
+def message_page(v: Validator, conversation_id: int, *, after_seq: int | None = None,
                    limit: int | None = None) -> None:
     v.count("conversation_id", conversation_id)
     v.optional_count("after_seq", after_seq)
     v.limit(limit)
 
 
-def _find_by_content(v: Validator, conversation_id: int, role: str, content: str) -> None:
+def content_match(v: Validator, conversation_id: int, role: str, content: str) -> None:
     v.count("conversation_id", conversation_id)
     v.text("role", role)
     v.text("content", content)
 
 
-def _list_summaries(v: Validator, conversation_id: int, *, depth: int | None = None) -> None:
+def summary_page(v: Validator, conversation_id: int, *, depth: int | None = None) -> None:
     v.count("conversation_id", conversation_id)
     v.optional_count("depth", depth)
 
 
-def _surfacing(v: Validator, target_ids: Sequence[str], *, query: str | None = None) -> None:
+def surfacing(v: Validator, target_ids: Sequence[str], *, query: str | None = None) -> None:
     v.texts("target_id", target_ids)
     v.text("query", query)
 
 
-def _session_ingest(v: Validator, record: SessionIngestRecord) -> None:
+def session_ingest(v: Validator, record: SessionIngestRecord) -> None:
     v.text("session_id", record.session_id)
     v.text("source", record.source)
     v.count("message_count", record.message_count)
 
 
-def _conversation(v: Validator, conversation_id: int) -> None:
+def conversation(v: Validator, conversation_id: int) -> None:
     v.count("conversation_id", conversation_id)
 
 
-def _memory_id(v: Validator, memory_id: int) -> None:
+def memory_id(v: Validator, memory_id: int) -> None:
     v.count("memory_id", memory_id)
 
 
-def _set_confidence(v: Validator, memory_id: int, confidence: float, *, metadata: str | None = None) -> None:
+def confidence_update(v: Validator, memory_id: int, confidence: float, *, metadata: str | None = None) -> None:
     v.count("memory_id", memory_id)
     memory_confidence(v, confidence)
     v.text("metadata", metadata)
 
 
-def _summary_id(v: Validator, summary_id: str) -> None:
+def summary_id(v: Validator, summary_id: str) -> None:
     v.text("summary_id", summary_id)
 
 
-def _message_ids(v: Validator, message_ids: Sequence[int]) -> None:
+def message_ids(v: Validator, message_ids: Sequence[int]) -> None:
     v.ids("message_id", message_ids)
 
 
-def _target(v: Validator, target_id: str) -> None:
+def target(v: Validator, target_id: str) -> None:
     v.text("target_id", target_id)
+
+
+def new_session(v: Validator, session_id: str, *, title: str | None = None) -> None:
+    validate_session(v, session_id, title)
+
+
+def session(v: Validator, session_id: str) -> None:
+    v.text("session_id", session_id)
+
+
+def conversations_of(v: Validator, session_id: str) -> None:
+    validate_session(v, session_id, None)
+
+
+def limit(v: Validator, *, limit: int | None = None) -> None:
+    v.limit(limit)
+
+
+def child(v: Validator, child_conversation_id: int) -> None:
+    v.count("child_conversation_id", child_conversation_id)
+
+
+def parent_session(v: Validator, *, parent_session_id: str | None = None) -> None:
+    v.text("parent_session_id", parent_session_id)
+
+
+def summary_ids(v: Validator, summary_ids: Sequence[str]) -> None:
+    v.texts("summary_id", summary_ids)
+
+
+def optional_conversation(v: Validator, conversation_id: int | None = None) -> None:
+    v.optional_count("conversation_id", conversation_id)
+
+
+def file_id(v: Validator, file_id: str) -> None:
+    v.text("file_id", file_id)
+
+
+def memory_filter(v: Validator, *, include_archived: bool = False, tag: str | None = None) -> None:
+    v.text("tag", tag)
+
+
+def stale(v: Validator, *, older_than: datetime, max_confidence: float) -> None:
+    memory_confidence(v, max_confidence)
+
+
+def feedback(v: Validator, target_id: str, *, useful: bool) -> None:
+    v.text("target_id", target_id)
+
+
+def target_ids(v: Validator, target_ids: Sequence[str]) -> None:
+    v.texts("target_id", target_ids)
+
+
+def native_batch(v: Validator, records: Sequence[NativeRecordInput], *, source_key: str,
+                  expected: Checkpoint | None, new_checkpoint: Checkpoint) -> None:
+    validate_native_batch(v, records, source_key, expected, new_checkpoint)
+
+
+def transcript_id(v: Validator, transcript_id: int) -> None:
+    v.count("transcript_id", transcript_id)
+
+
+def native_session(v: Validator, native_session_id: str) -> None:
+    v.text("native_session_id", native_session_id)
+
+
+def source_locator(v: Validator, source_locator: str) -> None:
+    v.text("source_locator", source_locator)
+
+
+def message_id(v: Validator, message_id: int) -> None:
+    v.count("message_id", message_id)
+
+
+def source_key(v: Validator, source_key: str) -> None:
+    v.text("source_key", source_key)
+
+
+def path(v: Validator, path: str) -> None:
+    v.text("path", path)
 
 
 def _vector_target(v: Validator, target: SearchTarget) -> None:
@@ -287,116 +393,3 @@ def vector_query(v: Validator, query: VectorQuery) -> None:
         raise v.invalid("a query vector must be finite numbers", "invalid_vector")
     v.count("limit", query.limit)
     v.optional_count("conversation_id", query.conversation_id)
-
-
-RULES: dict[str, dict[str, Rule | None]] = {
-    "conversations": {
-        "create_conversation": lambda v, session_id, *, title=None: validate_session(v, session_id, title),
-        "get_or_create_conversation": lambda v, session_id, *, title=None: validate_session(v, session_id, title),
-        "get_conversation": _conversation,
-        "find_conversations": lambda v, session_id: validate_session(v, session_id, None),
-        "list_conversations": lambda v, *, limit=None: v.limit(limit),
-        "append_messages": validate_append,
-        "insert_messages": validate_insert,
-        "list_messages": _list_messages,
-        "get_messages": _message_ids,
-        "find_message_by_content": _find_by_content,
-        "list_parts": _message_ids,
-        "message_count": _conversation,
-        "delete_messages": _message_ids,
-        "link_subagent": validate_subagent_link,
-        "get_subagent_link": lambda v, child_conversation_id: v.count("child_conversation_id",
-                                                                      child_conversation_id),
-        "list_subagent_links": lambda v, *, parent_session_id=None: v.text("parent_session_id", parent_session_id),
-    },
-    "summaries": {
-        "create_summary": validate_new_summary,
-        "get_summary": _summary_id,
-        "get_summaries": lambda v, summary_ids: v.texts("summary_id", summary_ids),
-        "list_summaries": _list_summaries,
-        "source_message_ids": _summary_id,
-        "parent_ids": _summary_id,
-        "child_ids": _summary_id,
-        "summaries_for_messages": _message_ids,
-        "count_by_depth": lambda v, conversation_id=None: v.optional_count("conversation_id", conversation_id),
-    },
-    "context": {
-        "list_items": _conversation,
-        "append_messages": _messages_of,
-        "replace_range": validate_range,
-        "token_total": _conversation,
-        "depths": _conversation,
-    },
-    "large_files": {
-        "create_file": validate_large_file,
-        "get_file": lambda v, file_id: v.text("file_id", file_id),
-        "list_files": _conversation,
-    },
-    "promoted_memory": {
-        "create_memory": stored_memory,
-        "restore_memory": stored_memory,
-        "get_memory": _memory_id,
-        "list_memories": lambda v, *, include_archived=False, tag=None: v.text("tag", tag),
-        "set_confidence": _set_confidence,
-        "archive": _memory_id,
-        "revive": _memory_id,
-        "stale_candidates": lambda v, *, older_than, max_confidence: memory_confidence(v, max_confidence),
-        "delete_memory": _memory_id,
-    },
-    "recall": {
-        "record_surfacing": _surfacing,
-        "record_feedback": lambda v, target_id, *, useful: v.text("target_id", target_id),
-        "stats": _target,
-        "surfacings": _target,
-        "restore_history": validate_history,
-        "forget": lambda v, target_ids: v.texts("target_id", target_ids),
-    },
-    "lexical_search": {
-        "search": search_query,
-    },
-    "redaction_admin": {
-        "add_counts": redaction_counts,
-        "get_counts": None,
-        "purge": None,
-    },
-    "coordination": {
-        "record_session_ingest": _session_ingest,
-        "get_session_ingest": lambda v, session_id: v.text("session_id", session_id),
-        "acquire_lease": lease_request,
-        "renew_lease": _renewal,
-        "release_lease": held_lease,
-        "check_fence": held_lease,
-    },
-    "native_transcripts": {
-        "ingest_batch": lambda v, records, *, source_key, expected, new_checkpoint: validate_native_batch(
-            v, records, source_key, expected, new_checkpoint),
-        "get_by_id": lambda v, transcript_id: v.count("transcript_id", transcript_id),
-        "list_by_native_session": lambda v, native_session_id: v.text("native_session_id", native_session_id),
-        "list_by_source": lambda v, source_locator: v.text("source_locator", source_locator),
-        "list_by_message": lambda v, message_id: v.count("message_id", message_id),
-        "get_checkpoint": lambda v, source_key: v.text("source_key", source_key),
-    },
-    "passive_inbox": {
-        "acquire_drain_lease": _drain_lease,
-        "renew_drain_lease": _renewal,
-        "release_drain_lease": held_lease,
-        "deliver": inbox_events,
-        "get": _event_uuids,
-        "claim": _claim_request,
-        "complete": _complete,
-        "fail": _fail,
-        "prune": _prune,
-        "quarantined": None,
-        "replay": event_uuid,
-        "backlog": None,
-        "co_edits": lambda v, path: v.text("path", path),
-    },
-    "vectors": {
-        "space": None,
-        "set_space": vector_space,
-        "put": stored_vectors,
-        "unembedded": unembedded_page,
-        "counts": None,
-        "nearest": vector_query,
-    },
-}

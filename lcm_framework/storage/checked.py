@@ -1,17 +1,19 @@
 """The core's validating wrapper around every storage backend: the shared data rules run once, here.
 
 ``open_backend`` wraps the driver's factory in ``CheckedBackend``; every project scope it opens, and every
-transaction's repositories, check each call's arguments with ``call_rules.RULES`` before the adapter sees
-them. An adapter therefore never validates arguments itself; it raises only what needs its data (not
-found, conflicts, stored values out of range).
+transaction's repositories, are ``CheckedRepositories``: one wrapper per repository contract, built from the
+contract itself, whose methods run the rule the contract method declares (``@checks``, ``storage.call_rules``)
+before calling the adapter's. An adapter therefore never validates arguments itself; it raises only what needs
+its data (not found, conflicts, stored values out of range).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .call_rules import RULES, Rule
+from .call_rules import declared_rule
 from .contracts import (
     Capabilities,
     ContextRepository,
@@ -34,55 +36,88 @@ from .models import Health, MaintenanceReport, NewMessage, ProjectRef, ProjectSt
 from .validation import Validator
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
-class _CheckedRepository:
-    """One repository whose guarded methods run their rule first; bound methods are cached per name."""
+class _Checked:
+    """One repository of an adapter (``inner``) behind the rules of its contract, tagged by ``check``."""
 
-    def __init__(self, inner: object, check: Validator, rules: dict[str, Rule | None]) -> None:
+    __slots__ = ("_check", "_inner")
+
+    def __init__(self, inner: object, check: Validator) -> None:
         self._inner = inner
         self._check = check
-        self._rules = rules
-
-    def __getattr__(self, name: str) -> Any:
-        target = getattr(self._inner, name)
-        rule = self._rules.get(name)
-        if rule is not None:
-            target = _guarded(rule, self._check, target)
-        setattr(self, name, target)
-        return target
 
 
-def _guarded(rule: Rule, check: Validator, target: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        rule(check, *args, **kwargs)
-        return target(*args, **kwargs)
+def contract_methods(contract: type) -> dict[str, Callable[..., Any]]:
+    """The public methods a repository contract declares, by name."""
+    return {name: fn for name, fn in vars(contract).items() if inspect.isfunction(fn) and not name.startswith("_")}
 
-    call.__name__ = getattr(target, "__name__", "call")
-    call.__doc__ = getattr(target, "__doc__", None)
+
+def _guard(contract: type, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``name`` on the wrapper: the declared rule (read at each call, so a test can plant one), then the
+    adapter's method. A method without arguments needs no rule; one with arguments must declare one."""
+    if declared_rule(method) is None:
+        if list(inspect.signature(method).parameters) != ["self"]:
+            raise TypeError(f"{contract.__name__}.{name} takes arguments but declares no rule: "
+                            "decorate it with @checks(rule) (lcm_framework/storage/call_rules.py)")
+
+        def passed(self: _Checked) -> Any:
+            return getattr(self._inner, name)()
+        call = passed
+    else:
+        def checked(self: _Checked, *args: Any, **kwargs: Any) -> Any:
+            rule = declared_rule(method)
+            if rule is not None:
+                rule(self._check, *args, **kwargs)
+            return getattr(self._inner, name)(*args, **kwargs)
+        call = checked
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = method.__doc__
     return call
 
 
-class CheckedRepositories:
-    """The twelve repositories of ``inner``, each behind its domain's rules (errors tagged with ``backend``/project)."""
+def _checked_class(contract: type) -> type[_Checked]:
+    methods = {name: _guard(contract, name, fn) for name, fn in contract_methods(contract).items()}
+    return type(f"Checked{contract.__name__}", (_Checked,), {"__slots__": (), "__doc__": contract.__doc__,
+                                                             **methods})
 
-    conversations: ConversationRepository
-    summaries: SummaryRepository
-    context: ContextRepository
-    large_files: LargeFileRepository
-    promoted_memory: PromotedMemoryRepository
-    recall: RecallRepository
-    lexical_search: LexicalSearchRepository
-    redaction_admin: RedactionAdminRepository
-    coordination: CoordinationRepository
-    native_transcripts: NativeTranscriptRepository
-    passive_inbox: PassiveInboxRepository
-    vectors: VectorRepository
+
+CHECKED: dict[type, type[_Checked]] = {contract: _checked_class(contract) for contract in (
+    ConversationRepository, SummaryRepository, ContextRepository, LargeFileRepository, PromotedMemoryRepository,
+    RecallRepository, LexicalSearchRepository, RedactionAdminRepository, CoordinationRepository,
+    NativeTranscriptRepository, PassiveInboxRepository, VectorRepository)}
+"""The wrapper class of each repository contract (built once, at import)."""
+
+
+def checked(contract: type, inner: R, check: Validator) -> R:
+    """``inner`` (an adapter's repository implementing ``contract``) behind ``contract``'s rules, typed as
+    ``inner`` is: only the contract's methods are reachable through it."""
+    wrapped: Any = CHECKED[contract](inner, check)
+    return wrapped
+
+
+class CheckedRepositories:
+    """The repositories of ``inner``, each behind its contract's rules (errors tagged with ``backend``,
+    the repository's domain and the project)."""
 
     def __init__(self, inner: Repositories, backend: str, project_id: str) -> None:
-        for domain, rules in RULES.items():
-            checked = _CheckedRepository(getattr(inner, domain), Validator(backend, domain, project_id), rules)
-            setattr(self, domain, checked)
+        def v(domain: str) -> Validator:
+            return Validator(backend, domain, project_id)
+
+        self.conversations = checked(ConversationRepository, inner.conversations, v("conversations"))
+        self.summaries = checked(SummaryRepository, inner.summaries, v("summaries"))
+        self.context = checked(ContextRepository, inner.context, v("context"))
+        self.large_files = checked(LargeFileRepository, inner.large_files, v("large_files"))
+        self.promoted_memory = checked(PromotedMemoryRepository, inner.promoted_memory, v("promoted_memory"))
+        self.recall = checked(RecallRepository, inner.recall, v("recall"))
+        self.lexical_search = checked(LexicalSearchRepository, inner.lexical_search, v("lexical_search"))
+        self.redaction_admin = checked(RedactionAdminRepository, inner.redaction_admin, v("redaction_admin"))
+        self.coordination = checked(CoordinationRepository, inner.coordination, v("coordination"))
+        self.native_transcripts = checked(NativeTranscriptRepository, inner.native_transcripts,
+                                          v("native_transcripts"))
+        self.passive_inbox = checked(PassiveInboxRepository, inner.passive_inbox, v("passive_inbox"))
+        self.vectors = checked(VectorRepository, inner.vectors, v("vectors"))
 
 
 class CheckedProjectStorage(CheckedRepositories):

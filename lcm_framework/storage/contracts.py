@@ -6,9 +6,11 @@ repositories are bound to one project. The API is synchronous: see
 
 Rules every implementation honours (the conformance suite checks them):
 
-* Inputs are validated before any database access (``lcm_framework.storage.validation``):
-  U+0000 in any text is refused, counts/sequences/ordinals are integers in
-  ``[0, 2**53-1]``.
+* Inputs are validated before any database access: each method with arguments
+  names its rule next to its signature (``@checks(rule)``, ``storage.call_rules``),
+  and the core's wrapper (``storage.checked``) runs it before the adapter sees
+  the call. U+0000 in any text is refused, counts/sequences/ordinals are
+  integers in ``[0, 2**53-1]``.
 * Pagination: ``after_seq`` is exclusive; ``limit`` ``None`` or negative means
   unlimited, ``0`` means no rows.
 * Errors are ``lcm_framework.errors.StorageError`` subclasses naming backend,
@@ -26,6 +28,9 @@ from datetime import datetime
 from enum import Enum
 from typing import Protocol, TypeVar, runtime_checkable
 
+from . import call_rules as rules
+from . import validation
+from .call_rules import checks
 from .inbox import InboxBacklog, InboxClaim, InboxEvent, InboxRow, PassiveEffect, PruneOutcome
 from .models import (
     Checkpoint,
@@ -95,17 +100,23 @@ class Capabilities:
 class ConversationRepository(Protocol):
     """Conversation identity, messages, message parts, ordering and deletion."""
 
+    @checks(rules.new_session)
     def create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation: ...
+    @checks(rules.new_session)
     def get_or_create_conversation(self, session_id: str, *, title: str | None = None) -> Conversation:
         """Newest exact session match, or a new one; concurrent callers converge."""
         ...
+    @checks(rules.conversation)
     def get_conversation(self, conversation_id: int) -> Conversation | None: ...
+    @checks(rules.conversations_of)
     def find_conversations(self, session_id: str) -> list[Conversation]:
         """All segments of a session, oldest first (created_at, then id)."""
         ...
+    @checks(rules.limit)
     def list_conversations(self, *, limit: int | None = None) -> list[Conversation]:
         """Ordered by created_at, then conversation_id."""
         ...
+    @checks(validation.validate_append)
     def append_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
         """Atomic append: allocates contiguous seqs after the current last one (from 0).
 
@@ -113,28 +124,36 @@ class ConversationRepository(Protocol):
         a missing conversation is a NotFoundError.
         """
         ...
+    @checks(validation.validate_insert)
     def insert_messages(self, conversation_id: int, messages: Sequence[NewMessage]) -> list[Message]:
         """Replay/import with explicit ``seq`` on every message; duplicate seq is a ConflictError."""
         ...
+    @checks(rules.message_page)
     def list_messages(
         self, conversation_id: int, *, after_seq: int | None = None, limit: int | None = None
     ) -> list[Message]: ...
+    @checks(rules.message_ids)
     def get_messages(self, message_ids: Sequence[int]) -> list[Message]:
         """Messages by id, in the order asked, missing ids omitted."""
         ...
+    @checks(rules.content_match)
     def find_message_by_content(self, conversation_id: int, role: str, content: str) -> list[Message]:
         """Exact role+content matches, by seq (used to find the reconciliation anchor)."""
         ...
+    @checks(rules.message_ids)
     def list_parts(self, message_ids: Sequence[int]) -> dict[int, list[MessagePart]]:
         """Parts grouped by message id, each list by ordinal; messages without parts have no key."""
         ...
+    @checks(rules.conversation)
     def message_count(self, conversation_id: int) -> int: ...
+    @checks(rules.message_ids)
     def delete_messages(self, message_ids: Sequence[int]) -> DeleteResult:
         """Deletes unsummarized messages (parts cascade, context refs removed); skips summarized ones.
 
         Remaining context ordinals are renumbered 0..n-1; unknown ids are in neither result list.
         """
         ...
+    @checks(validation.validate_subagent_link)
     def link_subagent(self, link: SubagentLink) -> SubagentLink:
         """Record (or complete) the link of a sub-agent run's conversation; returns the stored link.
 
@@ -143,7 +162,9 @@ class ConversationRepository(Protocol):
         parent conversation or parent message is a NotFoundError.
         """
         ...
+    @checks(rules.child)
     def get_subagent_link(self, child_conversation_id: int) -> SubagentLink | None: ...
+    @checks(rules.parent_session)
     def list_subagent_links(self, *, parent_session_id: str | None = None) -> list[SubagentLink]:
         """Links of the project (or those started by one session), by child conversation id.
 
@@ -156,35 +177,47 @@ class ConversationRepository(Protocol):
 class SummaryRepository(Protocol):
     """Summary records and DAG lineage."""
 
+    @checks(validation.validate_new_summary)
     def create_summary(self, summary: NewSummary) -> Summary:
         """A leaf has depth 0 and no parents, a condensed summary depth >= 1 and no source messages
         (else DataValidationError); a duplicate id is a ConflictError, a missing reference a NotFoundError."""
         ...
+    @checks(rules.summary_id)
     def get_summary(self, summary_id: str) -> Summary | None: ...
+    @checks(rules.summary_ids)
     def get_summaries(self, summary_ids: Sequence[str]) -> list[Summary]: ...
+    @checks(rules.summary_page)
     def list_summaries(self, conversation_id: int, *, depth: int | None = None) -> list[Summary]:
         """Ordered by created_at, then summary_id."""
         ...
+    @checks(rules.summary_id)
     def source_message_ids(self, summary_id: str) -> list[int]:
         """A leaf's source messages, in order."""
         ...
+    @checks(rules.summary_id)
     def parent_ids(self, summary_id: str) -> list[str]:
         """A condensed summary's source summaries (its ``parents``), in order."""
         ...
+    @checks(rules.summary_id)
     def child_ids(self, summary_id: str) -> list[str]:
         """Summaries that condensed this one."""
         ...
+    @checks(rules.message_ids)
     def summaries_for_messages(self, message_ids: Sequence[int]) -> dict[int, list[str]]:
         """Leaf summary ids covering each message (oldest first); uncovered messages have no key."""
         ...
+    @checks(rules.optional_conversation)
     def count_by_depth(self, conversation_id: int | None = None) -> dict[int, int]: ...
 
 
 class ContextRepository(Protocol):
     """The ordered list of what the model sees per conversation."""
 
+    @checks(rules.conversation)
     def list_items(self, conversation_id: int) -> list[ContextItem]: ...
+    @checks(rules.messages_of)
     def append_messages(self, conversation_id: int, message_ids: Sequence[int]) -> None: ...
+    @checks(validation.validate_range)
     def replace_range(
         self, conversation_id: int, start_ordinal: int, end_ordinal: int, summary_id: str
     ) -> None:
@@ -194,47 +227,67 @@ class ContextRepository(Protocol):
         conversation, is a NotFoundError.
         """
         ...
+    @checks(rules.conversation)
     def token_total(self, conversation_id: int) -> int: ...
+    @checks(rules.conversation)
     def depths(self, conversation_id: int) -> list[int]:
         """Distinct summary depths currently in context, ascending."""
         ...
 
 
 class LargeFileRepository(Protocol):
+    @checks(validation.validate_large_file)
     def create_file(self, file: LargeFile) -> LargeFile: ...
+    @checks(rules.file_id)
     def get_file(self, file_id: str) -> LargeFile | None: ...
+    @checks(rules.conversation)
     def list_files(self, conversation_id: int) -> list[LargeFile]: ...
 
 
 class PromotedMemoryRepository(Protocol):
+    @checks(rules.new_memory)
     def create_memory(self, memory: NewMemory) -> Memory: ...
+    @checks(rules.restored_memory)
     def restore_memory(self, memory: Memory) -> Memory:
         """Store a memory exported elsewhere with its archived flag and timestamps; a new ``memory_id``
         is assigned (``memory.memory_id`` is ignored)."""
         ...
+    @checks(rules.memory_id)
     def get_memory(self, memory_id: int) -> Memory | None: ...
+    @checks(rules.memory_filter)
     def list_memories(self, *, include_archived: bool = False, tag: str | None = None) -> list[Memory]: ...
+    @checks(rules.confidence_update)
     def set_confidence(self, memory_id: int, confidence: float, *, metadata: str | None = None) -> Memory:
         """Set the confidence; ``metadata``, when given, replaces the memory's metadata in the same write."""
         ...
+    @checks(rules.memory_id)
     def archive(self, memory_id: int) -> Memory: ...
+    @checks(rules.memory_id)
     def revive(self, memory_id: int) -> Memory: ...
+    @checks(rules.stale)
     def stale_candidates(self, *, older_than: datetime, max_confidence: float) -> list[Memory]: ...
+    @checks(rules.memory_id)
     def delete_memory(self, memory_id: int) -> None:
         """Deletes one memory (its recall history is the recall repository's); NotFoundError when missing."""
         ...
 
 
 class RecallRepository(Protocol):
+    @checks(rules.surfacing)
     def record_surfacing(self, target_ids: Sequence[str], *, query: str | None = None) -> None: ...
+    @checks(rules.feedback)
     def record_feedback(self, target_id: str, *, useful: bool) -> None: ...
+    @checks(rules.target)
     def stats(self, target_id: str) -> RecallStats: ...
+    @checks(rules.target)
     def surfacings(self, target_id: str) -> list[Surfacing]:
         """Every recorded surfacing of ``target_id``, oldest first."""
         ...
+    @checks(validation.validate_history)
     def restore_history(self, stats: RecallStats, surfacings: Sequence[Surfacing]) -> None:
         """Replace the whole history of ``stats.target_id`` with these counters and surfacings (import)."""
         ...
+    @checks(rules.target_ids)
     def forget(self, target_ids: Sequence[str]) -> None:
         """Deletes the counters and surfacings of these targets."""
         ...
@@ -254,6 +307,7 @@ no relevance weight (bm25, cover density). Every backend applies the same rule."
 
 
 class LexicalSearchRepository(Protocol):
+    @checks(rules.search_query)
     def search(self, query: SearchQuery) -> list[SearchHit]:
         """Ranked hits. REGEX needs ``regex_search``; an unsupported mode raises UnsupportedCapabilityError.
 
@@ -282,13 +336,16 @@ class VectorRepository(Protocol):
     def space(self) -> VectorSpace | None:
         """The embedder the stored vectors come from (``None``: none recorded yet)."""
         ...
+    @checks(rules.vector_space)
     def set_space(self, space: VectorSpace) -> bool:
         """Record ``space``; when another one was recorded, every stored vector is dropped first (True)."""
         ...
+    @checks(rules.stored_vectors)
     def put(self, vectors: Sequence[StoredVector]) -> int:
         """Store vectors of the recorded space's dimensions (one already stored is kept; an id no longer stored
         is skipped); how many were added. Without a recorded space, a ConflictError."""
         ...
+    @checks(rules.unembedded_page)
     def unembedded(self, target: SearchTarget, *, after: str | None = None, limit: int) -> list[str]:
         """Up to ``limit`` ids of ``target`` (messages or summaries) without a vector, oldest first (messages
         by number, summaries by creation), only those after the id ``after`` (a page's last id) when given."""
@@ -296,12 +353,14 @@ class VectorRepository(Protocol):
     def counts(self) -> dict[SearchTarget, VectorCount]:
         """Per target (messages, summaries): how many have a vector, how many are stored, the newest with one."""
         ...
+    @checks(rules.vector_query)
     def nearest(self, query: VectorQuery) -> list[SearchHit]:
         """The best ``limit`` hits by cosine similarity (``snippet`` empty), best first."""
         ...
 
 
 class RedactionAdminRepository(Protocol):
+    @checks(rules.redaction_counts)
     def add_counts(self, counts: Mapping[str, int]) -> None:
         """Additive per-category redaction counters."""
         ...
@@ -312,8 +371,11 @@ class RedactionAdminRepository(Protocol):
 
 
 class CoordinationRepository(Protocol):
+    @checks(rules.session_ingest)
     def record_session_ingest(self, record: SessionIngestRecord) -> None: ...
+    @checks(rules.session)
     def get_session_ingest(self, session_id: str) -> SessionIngestRecord | None: ...
+    @checks(rules.lease_request)
     def acquire_lease(self, name: str, holder: str, ttl_seconds: float) -> Lease | None:
         """Grant (or re-grant to the same holder) unless another holder's lease is live.
 
@@ -321,12 +383,15 @@ class CoordinationRepository(Protocol):
         gets a fence greater than every earlier one for ``name``.
         """
         ...
+    @checks(rules.renewal)
     def renew_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
         """Extend a live lease; ConflictError when it was lost (fence changed or expired)."""
         ...
+    @checks(rules.held_lease)
     def release_lease(self, lease: Lease) -> None:
         """Frees the lease when ``lease`` is still the current grant; a stale release changes nothing."""
         ...
+    @checks(rules.held_lease)
     def check_fence(self, lease: Lease) -> None:
         """ConflictError unless ``lease`` is still the live grant (call inside the final write)."""
         ...
@@ -335,6 +400,7 @@ class CoordinationRepository(Protocol):
 class NativeTranscriptRepository(Protocol):
     """Immutable sanitized client-native records, exact message links, checkpoints."""
 
+    @checks(rules.native_batch)
     def ingest_batch(
         self,
         records: Sequence[NativeRecordInput],
@@ -360,10 +426,15 @@ class NativeTranscriptRepository(Protocol):
         (records stored before their format mapped them to a message; native records never change).
         """
         ...
+    @checks(rules.transcript_id)
     def get_by_id(self, transcript_id: int) -> NativeRecord | None: ...
+    @checks(rules.native_session)
     def list_by_native_session(self, native_session_id: str) -> list[NativeRecord]: ...
+    @checks(rules.source_locator)
     def list_by_source(self, source_locator: str) -> list[NativeRecord]: ...
+    @checks(rules.message_id)
     def list_by_message(self, message_id: int) -> list[NativeRecord]: ...
+    @checks(rules.source_key)
     def get_checkpoint(self, source_key: str) -> Checkpoint | None: ...
 
 
@@ -376,14 +447,18 @@ class PassiveInboxRepository(Protocol):
     ConflictError (``fence_mismatch``) unless it is the live grant, checked in the write's transaction.
     """
 
+    @checks(rules.drain_lease)
     def acquire_drain_lease(self, machine_id: str, holder: str, ttl_seconds: float) -> Lease | None:
         """The drain lease of ``machine_id`` (``coordination.acquire_lease`` rules, timed by the backend's
         clock); ``None`` while another holder's grant is live."""
         ...
+    @checks(rules.renewal)
     def renew_drain_lease(self, lease: Lease, ttl_seconds: float) -> Lease:
         """ConflictError (``lease_lost``) when the lease expired or was granted to another holder."""
         ...
+    @checks(rules.held_lease)
     def release_drain_lease(self, lease: Lease) -> None: ...
+    @checks(rules.inbox_events)
     def deliver(self, lease: Lease, events: Sequence[InboxEvent]) -> list[InboxRow]:
         """Store ``events`` (one machine's, in sequence order) and return their rows, in one transaction.
 
@@ -393,14 +468,17 @@ class PassiveInboxRepository(Protocol):
         another uuid at a stored (machine, seq), is ConflictError ``event_mismatch``.
         """
         ...
+    @checks(rules.event_uuids)
     def get(self, event_uuids: Sequence[str]) -> list[InboxRow]:
         """Rows by uuid, in the order asked, missing ones omitted (readback after an uncertain commit)."""
         ...
+    @checks(rules.claim_request)
     def claim(self, lease: Lease, *, limit: int, ttl_seconds: float) -> list[InboxClaim]:
         """Claim up to ``limit`` due rows for ``ttl_seconds``: per machine, only the run of its lowest
         open sequences, while each is due (pending, retry due, or an expired claim) and this project's.
         Rows another caller holds are skipped without waiting, and a machine's run stops there."""
         ...
+    @checks(rules.completion)
     def complete(self, lease: Lease, claim: InboxClaim, effect: PassiveEffect) -> None:
         """Record ``effect`` in the project's log and mark the row applied, keeping the claim's token.
 
@@ -409,22 +487,26 @@ class PassiveInboxRepository(Protocol):
         effect, so all of it commits once or not at all.
         """
         ...
+    @checks(rules.failure)
     def fail(self, lease: Lease, claim: InboxClaim, error: str, *, quarantine: bool,
              retry_after_s: float) -> InboxRow:
         """Count a failed application: retry after ``retry_after_s`` (backend clock), or quarantine the row
         with ``error`` as its reason. ConflictError ``claim_lost`` as for ``complete``."""
         ...
+    @checks(rules.prune_rows)
     def prune(self, lease: Lease, rows: Sequence[InboxRow]) -> list[PruneOutcome]:
         """Delete each row exactly as given (uuid, machine, seq, digest) when it is applied; one outcome each."""
         ...
     def quarantined(self) -> list[InboxRow]:
         """The project's quarantined rows, by machine then sequence."""
         ...
+    @checks(rules.event_uuid)
     def replay(self, event_uuid: str) -> InboxRow:
         """Put a quarantined row back to pending, unchanged otherwise (attempts reset); NotFoundError when
         no such row, ConflictError ``not_quarantined`` when it is not quarantined."""
         ...
     def backlog(self) -> InboxBacklog: ...
+    @checks(rules.path)
     def co_edits(self, path: str) -> dict[str, int]:
         """For each other file edited in a session that edited ``path`` (effects applied with ``co_edit``),
         how many such sessions there are."""

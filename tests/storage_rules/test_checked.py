@@ -1,44 +1,81 @@
-"""The core's validating wrapper: every contract method has its rule, and bad input never reaches an adapter."""
+"""The core's validating wrapper: every contract method declares its rule, and bad input never reaches an adapter."""
 
 from __future__ import annotations
 
 import inspect
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 from lcm_framework.errors import DataValidationError
 from lcm_framework.storage import contracts
-from lcm_framework.storage.call_rules import RULES
-from lcm_framework.storage.checked import CheckedBackend, CheckedProjectStorage, storage_driver
+from lcm_framework.storage.call_rules import checks, declared_rule
+from lcm_framework.storage.checked import (
+    CheckedBackend,
+    CheckedProjectStorage,
+    _checked_class,
+    contract_methods,
+    storage_driver,
+)
 from lcm_framework.storage.contracts import Capabilities, CoordinationScope, FullTextTier
 from lcm_framework.storage.models import Health, NewMessage, ProjectRef, Role
+from lcm_framework.storage.validation import Validator
 
 
 def _protocols() -> dict[str, type]:
     return typing.get_type_hints(contracts.Repositories)
 
 
-def _methods(protocol: type) -> dict[str, Callable[..., Any]]:
-    return {n: f for n, f in vars(protocol).items() if inspect.isfunction(f) and not n.startswith("_")}
-
-
-def test_every_repository_method_has_a_rule_with_its_signature() -> None:
-    protocols = _protocols()
-    assert set(RULES) == set(protocols)
-    for domain, protocol in protocols.items():
-        methods = _methods(protocol)
-        assert set(RULES[domain]) == set(methods), domain
-        for name, method in methods.items():
-            rule = RULES[domain][name]
+def test_every_repository_method_with_arguments_declares_a_rule_with_its_signature() -> None:
+    """mypy checks the same through ``checks``' ParamSpec; this also covers rules given as lambdas."""
+    for domain, protocol in _protocols().items():
+        for name, method in contract_methods(protocol).items():
+            rule = declared_rule(method)
             if rule is None:
                 assert list(inspect.signature(method).parameters) == ["self"], f"{domain}.{name} has arguments"
                 continue
             wanted = [(p.name, p.kind, p.default) for p in list(inspect.signature(method).parameters.values())[1:]]
             got = [(p.name, p.kind, p.default) for p in list(inspect.signature(rule).parameters.values())[1:]]
             assert got == wanted, f"{domain}.{name}"
+
+
+def test_a_method_with_arguments_and_no_rule_is_refused_when_the_wrapper_is_built() -> None:
+    class Forgotten(Protocol):
+        def fine(self) -> int: ...
+        def unchecked(self, item_id: int) -> int: ...
+
+    with pytest.raises(TypeError, match=r"Forgotten\.unchecked takes arguments but declares no rule"):
+        _checked_class(Forgotten)
+
+
+def test_the_wrapper_reaches_only_contract_methods_and_runs_their_rule() -> None:
+    def positive(v: Validator, item_id: int) -> None:
+        if item_id < 1:
+            raise v.invalid("item_id must be positive")
+
+    class Items(Protocol):
+        @checks(positive)
+        def get(self, item_id: int) -> int: ...
+        def size(self) -> int: ...
+
+    class Adapter:
+        def get(self, item_id: int) -> int:
+            return item_id * 10
+
+        def size(self) -> int:
+            return 3
+
+        def internal(self) -> str:
+            return "not in the contract"
+
+    wrapped: Any = _checked_class(Items)(Adapter(), Validator("fake", "items", "p"))
+    assert (wrapped.get(2), wrapped.size()) == (20, 3)
+    with pytest.raises(DataValidationError):
+        wrapped.get(0)
+    with pytest.raises(AttributeError):
+        wrapped.internal()
 
 
 class _Recorder:
@@ -60,7 +97,7 @@ class _FakeStorage:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
-        for domain in RULES:
+        for domain in _protocols():
             setattr(self, domain, _Recorder(self.calls))
 
     def transaction(self, fn: Callable[[Any], Any]) -> Any:
