@@ -35,7 +35,7 @@ SESSIONS = REPO.parent / "shared" / "testdata" / "transcripts" / "claude-code"
 def _app(root: Path):  # type: ignore[no-untyped-def]
     from lcm_framework.app import App
     from lcm_framework.config import load_config
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     (root / ".git").mkdir(parents=True, exist_ok=True)
     return App(load_config(project=root, overrides={"summarizer.provider": "extractive"}), build_plugins())

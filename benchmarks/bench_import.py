@@ -151,8 +151,8 @@ def _cpu() -> float:
 
 def no_rules() -> object:
     """Scrubbing off for the benchmark: a plugin with one rule pack of no rule (with no pack, import refuses)."""
-    from lcm_framework.extensions import RulePack
-    from lcm_framework.hookspecs import hookimpl
+    from lcm_framework.kernel.extensions import RulePack
+    from lcm_framework.kernel.hookspecs import hookimpl
 
     class NoRules:
         @hookimpl
@@ -169,7 +169,7 @@ def import_run(root: Path, work: Path, *, scrub: bool, workers: int | None = Non
     from lcm_framework.app import App
     from lcm_framework.config import load_config
     from lcm_framework.ingest import import_sources
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     home = work / f"home-{'scrub' if scrub else 'plain'}-{workers}-{attempt}"
     env = {**os.environ, "LCM_HOME": str(home)}
@@ -196,7 +196,7 @@ from typing import Any
 from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.ingest import import_sources
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 root, project = Path(sys.argv[1]), Path(sys.argv[2])
 app = App(load_config(project=project), build_plugins(stderr=io.StringIO()))
 report = import_sources(app, [root], project=project)
@@ -288,7 +288,7 @@ def main(quick: bool) -> None:
 
         from lcm_framework.app import App
         from lcm_framework.config import load_config
-        from lcm_framework.plugins import build_plugins
+        from lcm_framework.kernel.plugins import build_plugins
 
         app = App(load_config(project=work / "project"), build_plugins(stderr=io.StringIO()))
         for label, seconds in stages(corpus, app).items():

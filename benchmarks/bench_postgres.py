@@ -138,7 +138,7 @@ def import_throughput(home: Path, schema: str, size: int) -> None:
     from benchmarks.corpus import perturbed_copies
     from lcm_framework.app import App
     from lcm_framework.ingest import import_sources
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     corpus = home / "corpus"
     nbytes = perturbed_copies(corpus, size)

@@ -109,7 +109,7 @@ def measure(session: Session, tmp: Path) -> dict:
 def _recall(root: Path, session: Session) -> dict:
     from lcm_framework.app import App
     from lcm_framework.config import load_config
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.recall import expand, grep_all, parse_ref, search_all
 
     app = App(load_config(project=root), build_plugins())
@@ -239,8 +239,8 @@ def _pattern_baseline(root: Path) -> list[str]:
     """Every sentence of any message the kind patterns match, and every shell command the agent ran."""
     from lcm_framework.app import App
     from lcm_framework.config import load_config
+    from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.memory.extract import SHELL_TOOLS, sentences
-    from lcm_framework.plugins import build_plugins
     from lcm_framework.storage.models import PartKind
 
     app = App(load_config(project=root), build_plugins())

@@ -131,7 +131,7 @@ class BM25:
 def _app(root: Path) -> Any:
     from lcm_framework.app import App
     from lcm_framework.config import load_config
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     return App(load_config(project=root, overrides={"summarizer.provider": "extractive"}), build_plugins())
 

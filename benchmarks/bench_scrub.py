@@ -42,7 +42,7 @@ from lcm_scrub_gitleaks.loader import load_gitleaks_file
 from lcm_scrub_gitleaks.plugin import builtin_pack
 from lcm_scrub_gitleaks.scan import scan_paths
 
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.scrub import format_samples, scrubber_from_packs
 from lcm_framework.transcripts.reader import ParsedRecord, read_records
 

@@ -197,7 +197,7 @@ def bench_search(home: Path, n: int, queries: int) -> None:
 
     from lcm_framework.app import App
     from lcm_framework.ingest import import_sources
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     vocabulary = Vocabulary()
     sessions = home / "sessions"

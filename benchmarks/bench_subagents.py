@@ -24,7 +24,7 @@ from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.daemon import operations
 from lcm_framework.ingest import import_sources
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.ingest.subagent_layouts import SESSION, Chain, parent_session, project_dir, write_jsonl
 
 TURNS = 40

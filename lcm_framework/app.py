@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from .config import Config
-    from .plugins import Plugins
+    from .kernel.plugins import Plugins
     from .storage.contracts import ProjectStorage, StorageBackendFactory
     from .storage.models import ProjectRef
     from .summarize.contracts import Summarizer

@@ -12,7 +12,7 @@ from .errors import LcmError
 
 if TYPE_CHECKING:
     from .app import App
-    from .extensions import Argument, Capability
+    from .kernel.extensions import Argument, Capability
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """What JSON's ``\\ud800`` escapes can put into a str that is not text: no storage or output encodes it."""

@@ -46,7 +46,7 @@ def _user_has_sessions(env: dict[str, str]) -> bool:
     """Whether ``lcm import`` (no path) would find a transcript: any file a format discovers in its default roots."""
     import io
 
-    from .plugins import build_plugins
+    from .kernel.plugins import build_plugins
 
     formats = build_plugins(env, stderr=io.StringIO()).formats().values()
     return any(next(iter(fmt.discover(root.expanduser())), None) is not None

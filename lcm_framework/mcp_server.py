@@ -299,7 +299,7 @@ def main(argv: Sequence[str]) -> int:
 
         from .app import App
         from .config import load_config, parse_overrides
-        from .plugins import build_plugins
+        from .kernel.plugins import build_plugins
 
         plugins = build_plugins()
         config = load_config(project=Path(args.project) if args.project else None,

@@ -16,10 +16,10 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
                      source: str | None = None) -> str:
     from ..config import load_config
     from ..daemon.operations import restore
+    from ..kernel.plugins import build_plugins
     from ..memory.hints import session_memories
     from ..memory.scope import USER_WIDE_DIR, MemoryScope
     from ..paths import project_id_for
-    from ..plugins import build_plugins
     from ..storage.models import ProjectRef
     from ..storage.selection import open_backend
 

@@ -9,7 +9,7 @@ from ..agent_hooks.payload import AGENT_NAME
 from ..errors import LcmError, PluginError
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
     from .contracts import AgentIntegration
 
 
@@ -17,7 +17,7 @@ def registered(plugins: Plugins | None = None) -> dict[str, AgentIntegration]:
     """Every registered agent integration by name, sorted (from ``plugins``, else the installed plugins:
     argparse ``configure`` functions have none at hand)."""
     if plugins is None:
-        from ..plugins import build_plugins
+        from ..kernel.plugins import build_plugins
 
         plugins = build_plugins(stderr=io.StringIO())  # the command's own load already reported broken plugins
     found = dict(sorted(plugins.agents().items()))

@@ -10,8 +10,8 @@ import pkgutil
 from collections.abc import Callable
 from importlib import import_module
 
-from ..extensions import CommandSpec
-from ..hookspecs import hookimpl
+from ..kernel.extensions import CommandSpec
+from ..kernel.hookspecs import hookimpl
 
 
 @hookimpl

@@ -7,7 +7,7 @@ import argparse
 from ..app import App
 from ..config.files import set_key
 from ..config.resolve import Config, display_value, load_config, read_toml
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from ..storage.selection import installed_backend
 from .output import print_json, print_table

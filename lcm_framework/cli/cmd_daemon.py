@@ -6,7 +6,7 @@ import argparse
 
 from ..app import App
 from ..errors import LcmError
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import print_json
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .recall_common import add_all_projects
 
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import App
 from ..capabilities import add_options, bind, options
-from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
+from ..kernel.extensions import CommandSpec
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, project_names, session, when

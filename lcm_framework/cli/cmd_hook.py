@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import Progress, print_json
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_json
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import App
 from ..errors import LcmError
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 
 if TYPE_CHECKING:

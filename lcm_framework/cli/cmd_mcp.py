@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     import io
 
-    from ..plugins import build_plugins
+    from ..kernel.plugins import build_plugins
     from .output import wrapped
 
     tools = sorted(build_plugins(stderr=io.StringIO()).capabilities())  # the command's own load reported failures

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import print_json, terminal_width, wrapped
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json, project_names
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import terminal_safe
 from .output import print_json
 from .recall_common import add_all_projects, add_json, one_line, when

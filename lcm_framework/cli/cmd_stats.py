@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import human_size, print_json, print_table
 

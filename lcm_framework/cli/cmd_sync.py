@@ -7,7 +7,7 @@ from typing import Any
 
 from ..app import App
 from ..errors import ConfigError, UnsupportedCapabilityError
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import print_json
 

@@ -7,8 +7,8 @@ import argparse
 from ..app import App
 from ..capabilities import add_options, call, options
 from ..errors import ConfigError
-from ..extensions import CommandSpec
 from ..jsonable import to_jsonable
+from ..kernel.extensions import CommandSpec
 from .output import print_json
 
 

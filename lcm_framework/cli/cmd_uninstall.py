@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .cmd_install import configure_uninstall, run_for
 
 

@@ -7,7 +7,7 @@ import sys
 from dataclasses import asdict
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .output import human_size, print_json
 from .recall_common import add_all_projects, add_json, project_names
 

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json, project_names
 from .where_data_is import print_where_data_is

@@ -12,7 +12,7 @@ from .. import __version__
 from ..errors import LcmError
 
 if TYPE_CHECKING:
-    from ..extensions import CommandSpec
+    from ..kernel.extensions import CommandSpec
 
 DESCRIPTION = """\
 LCM keeps every message of your coding agents' sessions, compacts old
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..mcp_server import main as mcp_main
 
         return mcp_main(raw)
-    from ..plugins import build_plugins
+    from ..kernel.plugins import build_plugins
 
     try:
         plugins = build_plugins()

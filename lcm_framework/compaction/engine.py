@@ -31,11 +31,11 @@ from .subagents import runs_note
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..largefiles import LargeFileStore
     from ..storage.contracts import ProjectStorage
     from ..storage.models import Message, Summary
     from ..summarize.contracts import Summarizer
     from ..summarize.prompts import PromptRenderer
+    from .largefiles import LargeFileStore
 
 EXCERPT_CHARS = 24_000
 OFFLINE_SUMMARIZER = "extractive"  # what a run falls back to when the configured summarizer is unavailable
@@ -99,7 +99,7 @@ class CompactionEngine:
         return scrub_text(self.app, text)
 
     def file_store(self, storage: ProjectStorage) -> LargeFileStore:
-        from ..largefiles import LargeFileStore
+        from .largefiles import LargeFileStore
 
         return LargeFileStore(storage, self.app.config.home, self.settings.large_file_token_threshold, self.explore)
 

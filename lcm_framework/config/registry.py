@@ -12,7 +12,7 @@ from .redact import for_error, withheld
 from .schema import SETTINGS, Setting, declaration_problem, parse_value
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
 
 CORE = "core"
 """The owner of the keys in ``schema.SETTINGS``."""

@@ -16,7 +16,7 @@ from .registry import SettingsRegistry, collect_settings
 from .schema import Setting
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def load_config(
     """
     environ = dict(os.environ if env is None else env)
     if plugins is None:
-        from ..plugins import build_plugins
+        from ..kernel.plugins import build_plugins
 
         plugins = build_plugins(environ)
     settings = collect_settings(plugins)

@@ -11,7 +11,7 @@ from ..errors import NotFoundError, StorageUnavailableError
 if TYPE_CHECKING:
     from ..app import App
     from ..config import Config
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
     from ..storage.contracts import ProjectStorage
 
 T = TypeVar("T")

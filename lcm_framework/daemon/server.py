@@ -38,7 +38,7 @@ from .service import DaemonService
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
 
 log = logging.getLogger("lcm.daemon")
 OPEN_PATHS = frozenset({"/health"})

@@ -29,8 +29,8 @@ from .projects import ProjectScopes
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..kernel.plugins import Plugins
     from ..memory.scope import MemoryScope
-    from ..plugins import Plugins
 
 T = TypeVar("T")
 log = logging.getLogger("lcm.daemon")

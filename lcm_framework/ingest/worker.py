@@ -25,7 +25,7 @@ def serve(inbox: Connection, outbox: Connection) -> None:
     """Rebuild the parent's App from its setup, then import each file sent until ``None``."""
     from ..app import App
     from ..config import load_config
-    from ..plugins import build_plugins
+    from ..kernel.plugins import build_plugins
 
     setup = inbox.recv()
     assert isinstance(setup, WorkerSetup)

@@ -9,7 +9,7 @@ from ..agents.registry import integration
 from .changes import FileChange
 
 if TYPE_CHECKING:
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
 
 
 def changes(agent: str, env: Mapping[str, str], *, install: bool, plugins: Plugins | None = None) -> list[FileChange]:

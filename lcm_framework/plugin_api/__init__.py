@@ -39,8 +39,17 @@ from ..errors import (
     TranscriptError,
     UnsupportedCapabilityError,
 )
-from ..extensions import Allowlist, Argument, Capability, CommandSpec, PromptSource, Rule, RulePack, StorageBackendInfo
-from ..hookspecs import hookimpl
+from ..kernel.extensions import (
+    Allowlist,
+    Argument,
+    Capability,
+    CommandSpec,
+    PromptSource,
+    Rule,
+    RulePack,
+    StorageBackendInfo,
+)
+from ..kernel.hookspecs import hookimpl
 from ..safe_paths import atomic_write_private, ensure_private_dir
 
 __all__ = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..largefiles import LargeFileStore
+from ..compaction.largefiles import LargeFileStore
 from ..storage.models import (
     Checkpoint,
     FormatIdentity,

@@ -65,7 +65,7 @@ def memory_record(storage: ProjectStorage, memory: Memory, ref: str, locator: Lo
 
 def conversation_record(storage: ProjectStorage, home: Path, conversation: Conversation,
                         locator: Locator) -> dict[str, Any]:
-    from ..largefiles import LargeFileStore
+    from ..compaction.largefiles import LargeFileStore
 
     cid = conversation.conversation_id
     session_id, segment = locator.segments[cid]

@@ -122,7 +122,7 @@ def _memory(storage: ProjectStorage, ref: Ref) -> Description | None:
 
 
 def _file(storage: ProjectStorage, ref: Ref, home: Path) -> Description | None:
-    from ..largefiles import LargeFileStore
+    from ..compaction.largefiles import LargeFileStore
 
     record = storage.large_files.get_file(ref.text)
     if record is None:

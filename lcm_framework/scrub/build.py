@@ -12,13 +12,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScrubberError
-from ..extensions import RulePack
+from ..kernel.extensions import RulePack
 from .rules import compile_packs, rules_digest
 from .scrubber import Scrubber, ScrubRejected
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..plugins import Plugins
+    from ..kernel.plugins import Plugins
 
 DISCRIMINATOR_KEYS = frozenset({"type", "role", "subtype"})
 """String values under these keys are protected like keys (``user``, ``tool_result``, ``input_text`` ...)."""

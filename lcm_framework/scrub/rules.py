@@ -17,7 +17,7 @@ from typing import Any
 import re2
 
 from ..errors import ScrubberError
-from ..extensions import Allowlist, Rule, RulePack
+from ..kernel.extensions import Allowlist, Rule, RulePack
 from ..secret_shapes import shannon_entropy as shannon_entropy  # re-exported: gitleaks' entropy
 
 _OPTIONS = re2.Options()

@@ -15,8 +15,8 @@ from .checked import CheckedBackend
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..extensions import StorageBackendInfo
-    from ..plugins import Plugins
+    from ..kernel.extensions import StorageBackendInfo
+    from ..kernel.plugins import Plugins
     from .contracts import StorageBackendFactory
 
 
@@ -46,7 +46,7 @@ def open_backend(config: Config, name: str | None = None, *, plugins: Plugins | 
     Without ``plugins`` the plugins ``config.env`` selects are loaded.
     """
     if plugins is None:
-        from ..plugins import build_plugins
+        from ..kernel.plugins import build_plugins
 
         plugins = build_plugins(config.env)
     backend = name or str(config.get("storage.backend"))

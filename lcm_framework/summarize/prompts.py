@@ -18,8 +18,8 @@ from .contracts import Level
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..extensions import PromptSource
-    from ..plugins import Plugins
+    from ..kernel.extensions import PromptSource
+    from ..kernel.plugins import Plugins
 
 TEMPLATES = ("system", "leaf", "leaf_aggressive", "condensed_d1", "condensed_d2", "condensed_d3", "large_file",
              "promote")

@@ -11,8 +11,8 @@ from typing import Any
 from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.errors import SummarizerError
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.contracts import ProjectStorage
 from lcm_framework.storage.models import Message, NewMessage, NewPart, PartKind, Role
 from lcm_framework.summarize.contracts import SummaryRequest

@@ -9,7 +9,7 @@ import pytest
 from lcm_framework.compaction import TRUNCATION_MARKER, CompactionEngine, Mode
 from lcm_framework.compaction.escalation import truncate_text
 from lcm_framework.errors import PluginError
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
 from lcm_framework.recall import verify
 from lcm_framework.summarize.contracts import Level
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from lcm_framework.cli.main import build_parser, selected_command
-from lcm_framework.extensions import CommandSpec
+from lcm_framework.kernel.extensions import CommandSpec
 
 configured: list[str] = []
 
@@ -42,7 +42,7 @@ def test_only_the_chosen_command_is_configured_but_all_are_listed() -> None:
 
 def test_an_option_that_turns_a_default_true_argument_off_says_so() -> None:
     from lcm_framework.capabilities import add_options
-    from lcm_framework.extensions import Argument
+    from lcm_framework.kernel.extensions import Argument
 
     parser = argparse.ArgumentParser()
     add_options(parser, [Argument("include_runs", bool, "Also search the runs.", default=True,

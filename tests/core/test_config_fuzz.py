@@ -17,7 +17,7 @@ from lcm_framework.config import Config, load_config
 from lcm_framework.config.registry import collect_settings
 from lcm_framework.config.schema import INT64_MAX, INT64_MIN
 from lcm_framework.errors import ConfigError
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 
 PLUGINS = build_plugins()
 REGISTRY = collect_settings(PLUGINS)

@@ -12,7 +12,7 @@ import pytest
 from lcm_framework.config import Setting, load_config
 from lcm_framework.config.registry import SettingsRegistry, collect_settings
 from lcm_framework.errors import ConfigError
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 
 REGISTRY = collect_settings(build_plugins())

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from lcm_framework.cli.main import build_parser
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.output import JSON_HELP
-from lcm_framework.plugins import build_plugins
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "commands.md"
 HEADING = re.compile(r"^#{2,3} `lcm(?P<path>(?: [a-z][a-z0-9-]*)*)`", re.M)

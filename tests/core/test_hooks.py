@@ -14,11 +14,8 @@ from typing import Any
 
 import pytest
 
-from lcm_framework import hookspecs
 from lcm_framework.agents.contracts import AgentStatus, HookEvent
 from lcm_framework.agents.registry import registered
-from lcm_framework.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
-from lcm_framework.hookspecs import hookimpl
 from lcm_framework.installer import jsonfile
 from lcm_framework.installer.agent_files import (
     add_mcp_server,
@@ -29,7 +26,10 @@ from lcm_framework.installer.agent_files import (
     load_json,
     mcp_spec,
 )
-from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.kernel import hookspecs
+from lcm_framework.kernel.extensions import Capability, CommandSpec, Rule, RulePack, StorageBackendInfo
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
 from lcm_framework.transcripts.contracts import MappedRecord
 
@@ -182,7 +182,7 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
 
 def test_hook_lcm_register_capabilities() -> None:
     from lcm_framework.capabilities import ArgumentError, call
-    from lcm_framework.extensions import Argument
+    from lcm_framework.kernel.extensions import Argument
 
     class P:
         @hookimpl

@@ -12,8 +12,8 @@ import pytest
 
 from lcm_framework.config import Setting, load_config
 from lcm_framework.errors import ConfigError, PluginError
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from tests.conftest import REPO, run_lcm
 
 PLUGIN_KEYS = {

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from lcm_framework.errors import PluginError
-from lcm_framework.extensions import CommandSpec, StorageBackendInfo
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.extensions import CommandSpec, StorageBackendInfo
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 
 from .fakeplugins import make_distribution
 
 GOOD = '''
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.extensions import CommandSpec
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.extensions import CommandSpec
 
 def _configure(parser):
     parser.add_argument("--loud", action="store_true")
@@ -32,21 +32,21 @@ def lcm_register_commands(register):
 '''
 BROKEN_IMPORT = "raise RuntimeError('plugin exploded at import')\n"
 BAD_SIGNATURE = '''
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
 
 @hookimpl
 def lcm_register_commands(register, not_a_hook_argument):
     pass
 '''
 RAISES_IN_HOOK = '''
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
 
 @hookimpl
 def lcm_register_commands(register):
     raise RuntimeError("hook exploded")
 '''
 UNKNOWN_HOOK = '''
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
 
 @hookimpl
 def lcm_register_teleporters(register):
@@ -177,7 +177,7 @@ def test_startup_imports_no_heavy_library() -> None:
 
     code = (
         "import sys\n"
-        "from lcm_framework.plugins import build_plugins\n"
+        "from lcm_framework.kernel.plugins import build_plugins\n"
         "from lcm_framework.cli.main import build_parser\n"
         "p = build_plugins()\n"
         "build_parser(p.commands()); p.formats(); p.summarizers(); p.prompt_sources(); p.capabilities()\n"

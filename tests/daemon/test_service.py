@@ -12,7 +12,7 @@ import pytest
 from lcm_framework.config import load_config
 from lcm_framework.daemon.server import build_app
 from lcm_framework.daemon.service import DaemonService
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID
 
 SESSION = CLAUDE_SAMPLE_ID

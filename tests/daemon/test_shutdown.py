@@ -11,7 +11,7 @@ import httpx
 from benchmarks.bench_hooks import SESSION, synthetic_transcript
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.daemon.support import DaemonProcess, free_port
 
 

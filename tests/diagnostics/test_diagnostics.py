@@ -14,8 +14,8 @@ from lcm_framework.config import load_config
 from lcm_framework.diagnostics import check_agents, check_outbox, check_summarizer, project_stats, run_checks
 from lcm_framework.ingest import ingest_file
 from lcm_framework.installer.agents import changes
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.outbox import Outbox, outbox_path
-from lcm_framework.plugins import build_plugins
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID, run_lcm
 from tests.daemon.support import DaemonProcess, free_port
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import OFFLINE_ENV
 
 from .agents import Agents

@@ -8,7 +8,7 @@ import os
 
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 
 from .fake_model import Mcp, Text
 from .harness import User

@@ -12,7 +12,7 @@ from typing import Any
 
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.models import PartKind, Role
 
 from .harness import User

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from lcm_framework.storage.models import NewMessage, PartKind
 from lcm_framework.transcripts.contracts import MappedRecord, TranscriptFormat
 

@@ -17,7 +17,7 @@ SAMPLE = CONTRIB / "samples" / "session-2025-11-03T10-15-4a9c2e1f.jsonl"
 PROBE = """
 import io, json, sys
 from pathlib import Path
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 plugins = build_plugins(stderr=io.StringIO())
 lines = [json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()]
 identifier = plugins.sniff_format(lines[:5])
@@ -74,7 +74,7 @@ def test_installed_plugin_sniffs_and_maps_its_sample(site: Path) -> None:
 
 def test_builtin_formats_do_not_claim_gemini_files() -> None:
     head = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:5]]
-    probe = "import io,json,sys; from lcm_framework.plugins import build_plugins; " + (
+    probe = "import io,json,sys; from lcm_framework.kernel.plugins import build_plugins; " + (
         "print(json.dumps(build_plugins(stderr=io.StringIO()).sniff_format(json.loads(sys.argv[1]))))"
     )
     out = subprocess.run(

@@ -97,7 +97,7 @@ def test_sub_agent_runs(tmp_path: Path) -> None:
 def test_builtin_formats_do_not_claim_qwen_files() -> None:
     """Qwen Code's records look like Claude Code's around Gemini API parts: only this plugin may claim them."""
     head = read_jsonl(SHELL)[:5]
-    probe = "import io,json,sys; from lcm_framework.plugins import build_plugins; " + (
+    probe = "import io,json,sys; from lcm_framework.kernel.plugins import build_plugins; " + (
         "print(json.dumps(build_plugins(stderr=io.StringIO()).sniff_format(json.loads(sys.argv[1]))))")
     out = subprocess.run([sys.executable, "-c", probe, json.dumps(head)], capture_output=True, text=True,
                          timeout=120, check=True)

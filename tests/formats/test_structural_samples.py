@@ -10,7 +10,7 @@ from lcm_format_claude.format import FORMAT as CLAUDE
 from lcm_format_codex.format import FORMAT as CODEX
 
 from lcm_framework.errors import ScrubberError
-from lcm_framework.extensions import Rule, RulePack
+from lcm_framework.kernel.extensions import Rule, RulePack
 from lcm_framework.scrub.build import scrubber_from_packs
 
 from .test_gemini_format import FORMAT as GEMINI

@@ -16,8 +16,8 @@ import pytest
 from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.ingest import ingest_file
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.outbox import Outbox, outbox_path, read_backlog
-from lcm_framework.plugins import build_plugins
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID, OFFLINE_ENV
 from tests.daemon.support import DaemonProcess, free_port
 

@@ -13,7 +13,7 @@ from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.ingest import quarantine_path
 from lcm_framework.ingest.quarantine import QuarantineStore
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 
 
 def make_app(project: Path, *, home: Path | None = None, **overrides: str) -> App:

@@ -18,7 +18,7 @@ from lcm_framework.errors import ConfigError
 from lcm_framework.ingest import ProgressEvent, import_sources
 from lcm_framework.ingest.discovery import SourceSpec
 from lcm_framework.ingest.parallel import AUTO_MIN_BYTES, worker_count
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import OFFLINE_ENV
 
 from .support import claude_records, codex_records, make_app, snapshot, write_jsonl

@@ -10,9 +10,9 @@ from typing import Any
 
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.hookspecs import hookimpl
 from lcm_framework.ingest import import_sources
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.models import FormatIdentity, NewMessage, Role
 from lcm_framework.transcripts.contracts import MappedRecord, TranscriptFormat
 

@@ -9,7 +9,7 @@ import pytest
 
 from lcm_framework.app import App
 from lcm_framework.ingest import import_sources, ingest_file
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.postgres.support import require_database
 
 from .support import claude_records, codex_records, make_app, snapshot, write_jsonl

@@ -339,7 +339,7 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
     from lcm_framework.agent_hooks.payload import parse
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     runs = {"a1b2c3d": "reading the lexer tables"}
     session, files = current_layout(tmp_path / "claude", runs)
@@ -375,7 +375,7 @@ def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
 
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     session, _files = current_layout(tmp_path / "claude", FINDINGS, turns=12)
     project = tmp_path / "here"

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lcm_framework.errors import LcmError
-from lcm_framework.extensions import Argument, Capability
+from lcm_framework.kernel.extensions import Argument, Capability
 from lcm_framework.mcp_server import Server, read_frames
 
 CODES = {-32700, -32600, -32601, -32602}

@@ -21,8 +21,8 @@ from tests.conftest import OFFLINE_ENV, run_lcm
 from tests.daemon.support import DaemonProcess, free_port
 
 PLUGIN = '''
-from lcm_framework.extensions import Argument, Capability
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.extensions import Argument, Capability
+from lcm_framework.kernel.hookspecs import hookimpl
 
 ARGUMENTS = (
     Argument("word", str, "What to repeat.", required=True),
@@ -118,7 +118,7 @@ def test_a_plugin_capability_is_served_everywhere_with_the_same_defaults(
 def test_grep_defaults_live_in_one_place(tmp_path: Path) -> None:
     """The CLI's options and the MCP schema of lcm_grep both come from recall_arguments.GREP."""
     limit = next(a for a in GREP if a.name == "limit")
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     schema = build_plugins().capabilities()["lcm_grep"].parameters
     assert schema["properties"]["limit"]["default"] == limit.default

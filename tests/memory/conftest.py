@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.scrub import Scrubber, app_scrubber
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.compaction import CompactionEngine
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
 from lcm_framework.memory.extract import extract
 from lcm_framework.memory.lineage import parse
 from lcm_framework.memory.promote import after_compaction, parse_answer, promote_project

@@ -34,8 +34,8 @@ import tomli_w
 from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.ingest import import_sources
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.outbox import read_backlog
-from lcm_framework.plugins import build_plugins
 from tests.conftest import OFFLINE_ENV, REPO
 from tests.daemon.support import free_port
 from tests.ingest.support import claude_records, write_jsonl
@@ -49,7 +49,7 @@ WRITER = textwrap.dedent("""
     from pathlib import Path
     from lcm_framework.app import App
     from lcm_framework.config import load_config
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.storage.models import NewMessage, Role
 
     root, log, session, count = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])

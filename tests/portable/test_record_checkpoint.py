@@ -12,7 +12,7 @@ import pytest
 
 from lcm_framework.app import App
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.portable.kit import Cli, cli_for, conversation, memory, message, native, project, write
 
 

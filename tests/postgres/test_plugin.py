@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 
 
@@ -19,7 +19,7 @@ def test_backend_and_commands_are_registered() -> None:
 
 
 def test_registering_imports_no_driver() -> None:
-    code = ("import sys; from lcm_framework.plugins import build_plugins; p = build_plugins(); "
+    code = ("import sys; from lcm_framework.kernel.plugins import build_plugins; p = build_plugins(); "
             "p.commands(); p.storage_backends(); print('psycopg' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr

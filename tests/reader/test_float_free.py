@@ -7,7 +7,7 @@ import io
 import pytest
 
 from lcm_framework.compact_json import dumps
-from lcm_framework.extensions import RulePack
+from lcm_framework.kernel.extensions import RulePack
 from lcm_framework.scrub import scrubber_from_packs
 from lcm_framework.transcripts.reader import ParsedRecord, read_records
 

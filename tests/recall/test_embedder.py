@@ -10,7 +10,7 @@ import pytest
 from lcm_framework.config import load_config
 from lcm_framework.embedding import EmbeddingUnavailableError, select_embedder
 from lcm_framework.errors import ConfigError
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 
 
 def test_the_configured_embedder_is_chosen_by_name_and_an_unknown_one_is_a_config_error(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ class Surfaces:
         """The project's messages in conversation order, read from storage (not from a surface under test)."""
         from lcm_framework.app import App
         from lcm_framework.config import load_config
-        from lcm_framework.plugins import build_plugins
+        from lcm_framework.kernel.plugins import build_plugins
 
         app = App(load_config(project=self.root, env={**os.environ, **self.env}), build_plugins())
         try:

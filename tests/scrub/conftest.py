@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from lcm_framework.config import Config, load_config
-from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from lcm_framework.scrub import Scrubber, app_scrubber
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from lcm_framework.app import App
 from lcm_framework.compaction.ids import file_id
 from lcm_framework.config import load_config
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.models import LargeFile, NewMemory
 from tests.conftest import run_lcm
 

@@ -32,9 +32,9 @@ from lcm_framework.capabilities import call
 from lcm_framework.compaction import CompactionEngine
 from lcm_framework.config import load_config
 from lcm_framework.ingest import import_sources
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.memory import actions, hints
 from lcm_framework.memory.scope import memory_scope
-from lcm_framework.plugins import build_plugins
 from lcm_framework.summarize.contracts import SummaryRequest
 from tests.conftest import OFFLINE_ENV, run_lcm
 from tests.daemon.support import DaemonProcess, free_port

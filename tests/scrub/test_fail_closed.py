@@ -20,9 +20,9 @@ import pytest
 
 from lcm_framework.config import load_config
 from lcm_framework.errors import ScrubberError
-from lcm_framework.hookspecs import hookimpl
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.outbox import Outbox, OutboxEvent, outbox_path
-from lcm_framework.plugins import build_plugins
 from lcm_framework.scrub import app_scrubber
 from tests.conftest import run_lcm
 from tests.daemon.support import DaemonProcess, free_port

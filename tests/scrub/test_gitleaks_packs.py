@@ -11,8 +11,8 @@ from lcm_scrub_gitleaks.loader import load_gitleaks_file, load_gitleaks_toml
 
 from lcm_framework.config import Config
 from lcm_framework.errors import ScrubberError
-from lcm_framework.extensions import Allowlist, Rule, RulePack
-from lcm_framework.plugins import Plugins
+from lcm_framework.kernel.extensions import Allowlist, Rule, RulePack
+from lcm_framework.kernel.plugins import Plugins
 from lcm_framework.scrub import (
     PIPELINE_VERSION,
     Scrubber,
@@ -181,7 +181,7 @@ def test_config_patterns_project_file_and_gitleaks_config_become_packs(
 def test_version_binds_the_effective_rules(
     make_config: Callable[..., Config], plugins: Plugins, project: Path
 ) -> None:
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     base = app_scrubber(make_config(), build_plugins(env={})).version
     assert base.startswith(f"lcm-scrub/{PIPELINE_VERSION}:") and len(base.split(":")[1]) == 64

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from lcm_scrub_gitleaks.loader import load_gitleaks_file
 from lcm_scrub_gitleaks.plugin import builtin_pack
 
-from lcm_framework.extensions import Allowlist, Rule, RulePack
+from lcm_framework.kernel.extensions import Allowlist, Rule, RulePack
 from lcm_framework.scrub import Scrubber, scrubber_from_packs
 from tests.conftest import GITLEAKS_TOML, skip_or_fail
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_framework.extensions import Allowlist, Rule, RulePack
+from lcm_framework.kernel.extensions import Allowlist, Rule, RulePack
 from lcm_framework.scrub import Scrubber, scrubber_from_packs
 
 TOKEN = "Zk39fQ2xLp8sVb7Rt1Wn"

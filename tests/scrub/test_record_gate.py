@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lcm_framework.extensions import Rule, RulePack
+from lcm_framework.kernel.extensions import Rule, RulePack
 from lcm_framework.scrub import Scrubber, ScrubRejected, scrubber_from_packs
 from lcm_framework.scrub.rules import compile_regex
 

@@ -3,7 +3,7 @@ the start of the text (``\\A``) to each string of a record on its own."""
 
 from __future__ import annotations
 
-from lcm_framework.extensions import Rule, RulePack
+from lcm_framework.kernel.extensions import Rule, RulePack
 from lcm_framework.scrub import scrubber_from_packs
 
 TOKEN = "Zk39fQ2xLp8sVb7Rt1Wn"

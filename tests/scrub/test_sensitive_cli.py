@@ -129,7 +129,7 @@ def _doctor_audit(project: Path) -> dict:
     from lcm_framework.app import App
     from lcm_framework.config import load_config
     from lcm_framework.diagnostics import check_scrub_audit
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     app = App(load_config(project=project), build_plugins())
     try:

@@ -18,8 +18,8 @@ from lcm_sqlite import codec, maintenance, schema
 from lcm_framework.app import App
 from lcm_framework.config import load_config
 from lcm_framework.errors import StorageUnavailableError
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.paths import project_id_for
-from lcm_framework.plugins import build_plugins
 from tests.ingest.support import snapshot
 
 DATA = Path(__file__).parent / "data"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from lcm_framework.config import Config, load_config
-from lcm_framework.plugins import Plugins, build_plugins
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from lcm_framework.summarize.contracts import Level, SummaryRequest
 
 OUR_PLUGINS = {"LCM_LOAD_PLUGINS": "prompts,summarizers"}

@@ -21,7 +21,7 @@ from lcm_summarizers.llm import REQUEST_SLOTS, LitellmSummarizer, backoff_delay,
 from lcm_framework.app import App
 from lcm_framework.config import Config
 from lcm_framework.errors import ConfigError, SummarizerError
-from lcm_framework.plugins import Plugins
+from lcm_framework.kernel.plugins import Plugins
 from lcm_framework.summarize.tokens import load_litellm
 
 from .conftest import request

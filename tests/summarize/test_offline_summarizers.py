@@ -10,7 +10,7 @@ from lcm_summarizers.extractive import NOTICE, ExtractiveSummarizer, extract
 from lcm_summarizers.truncate import MARKER, TruncateSummarizer, truncate_text
 
 from lcm_framework.config import Config
-from lcm_framework.plugins import Plugins
+from lcm_framework.kernel.plugins import Plugins
 from lcm_framework.summarize.tokens import estimate_tokens
 from tests.conftest import CLAUDE_SESSIONS, shared_testdata
 

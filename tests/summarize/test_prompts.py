@@ -13,8 +13,8 @@ from lcm_prompts.plugin import TEMPLATE_DIR
 
 from lcm_framework.config import Config
 from lcm_framework.errors import ConfigError, PluginError
-from lcm_framework.hookspecs import hookimpl
-from lcm_framework.plugins import Plugins
+from lcm_framework.kernel.hookspecs import hookimpl
+from lcm_framework.kernel.plugins import Plugins
 from lcm_framework.summarize.contracts import Level
 from lcm_framework.summarize.prompts import TEMPLATES, DirectorySource, PromptRenderer, prompt_for_depth
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 from lcm_framework.outbox import Outbox, OutboxEvent, outbox_path
-from lcm_framework.plugins import Plugins, build_plugins
 from tests.conftest import OFFLINE_ENV
 from tests.postgres.support import TestDatabase
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .app import App
-    from .config import Config
-    from .storage.contracts import StorageBackendFactory
+    from ..app import App
+    from ..config import Config
+    from ..storage.contracts import StorageBackendFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ class Capability:
     @property
     def parameters(self) -> dict[str, Any]:
         """The JSON schema of the arguments (what MCP's ``tools/list`` shows)."""
-        from .capabilities import json_schema
+        from ..capabilities import json_schema
 
         return json_schema(self.arguments)
 

@@ -23,15 +23,15 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from .compaction.ids import FILE_ID, file_id
-from .errors import ConflictError, DataValidationError, NotFoundError
-from .explore import explore
-from .safe_paths import atomic_write_private
-from .storage.models import LargeFile
-from .summarize.tokens import estimate_tokens
+from ..errors import ConflictError, DataValidationError, NotFoundError
+from ..explore import explore
+from ..safe_paths import atomic_write_private
+from ..storage.models import LargeFile
+from ..summarize.tokens import estimate_tokens
+from .ids import FILE_ID, file_id
 
 if TYPE_CHECKING:
-    from .storage.contracts import ProjectStorage
+    from ..storage.contracts import ProjectStorage
 
 FILE_BLOCK = re.compile(
     r"<file(?P<attrs>[^>]*)>(?P<body>.*?)</file>", re.DOTALL | re.IGNORECASE

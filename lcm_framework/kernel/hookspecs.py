@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from .agents.contracts import AgentIntegration
-    from .config import Config, Setting
-    from .embedding import EmbedderFactory
+    from ..agents.contracts import AgentIntegration
+    from ..config import Config, Setting
+    from ..embedding import EmbedderFactory
+    from ..summarize.contracts import SummarizerFactory
+    from ..transcripts.contracts import TranscriptFormat
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
-    from .summarize.contracts import SummarizerFactory
-    from .transcripts.contracts import TranscriptFormat
 
 PROJECT = "lcm"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from ..errors import LcmError, PluginError, ScrubberError
 from . import hookspecs
-from .errors import LcmError, PluginError, ScrubberError
 
 if TYPE_CHECKING:
-    from .agents.contracts import AgentIntegration
-    from .config import Config, Setting
-    from .embedding import EmbedderFactory
+    from ..agents.contracts import AgentIntegration
+    from ..config import Config, Setting
+    from ..embedding import EmbedderFactory
+    from ..summarize.contracts import SummarizerFactory
+    from ..transcripts.contracts import TranscriptFormat
     from .extensions import Capability, CommandSpec, PromptSource, RulePack, StorageBackendInfo
-    from .summarize.contracts import SummarizerFactory
-    from .transcripts.contracts import TranscriptFormat
 
 GROUP = "lcm_framework.plugins"
 ESSENTIAL = frozenset({"core_commands"})
