@@ -28,7 +28,7 @@ SECURITY_HEADERS = {
                                 "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"),
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # no-referrer would make Chromium send "Origin: null" on our own forms
     "cache-control": "no-store",
 }
 
