@@ -296,6 +296,22 @@ class Outbox:
             db.execute(f"UPDATE events SET delivery = ?, delivery_error = ? WHERE uuid = ? AND delivery IN "
                        f"{_IN_UNDELIVERED}", (QUARANTINED, reason[:200], event_uuid))
 
+    def requeue_quarantined(self, event_uuid: str) -> OutboxEvent | None:
+        """Put an event quarantined here before any delivery back to ``pending``, at the end of the machine's
+        sequence (a new sequence number, reserved as ``capture`` does, so it is delivered after every event
+        delivered meanwhile and per-machine order holds); same uuid and payload, attempts reset. ``None``
+        when no such event is here (unknown, never quarantined, or one the inbox holds)."""
+        with self._immediate() as db:
+            seq = int(db.execute("SELECT value FROM meta WHERE key = 'next_seq'").fetchone()[0])
+            moved = db.execute("UPDATE events SET seq = ?, delivery = ?, delivery_attempts = 0, delivery_next_at = 0, "
+                               "delivery_error = NULL, delivery_claim = NULL WHERE uuid = ? AND delivery = ? AND "
+                               "delivered_at IS NULL AND transport IS NULL",
+                               (seq, PENDING, event_uuid, QUARANTINED)).rowcount
+            if moved:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'next_seq'", (str(seq + 1),))
+        found = self._by_uuid([event_uuid])
+        return found[0] if moved and found else None
+
     def awaiting_acknowledgement(self, *, limit: int) -> list[OutboxEvent]:
         """Delivered events, and those the inbox quarantined (an operator may replay them there)."""
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE delivery = ? OR (delivery = ? AND delivered_at "

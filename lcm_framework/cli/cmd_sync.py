@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..app import App
-from ..errors import ConfigError, UnsupportedCapabilityError
+from ..errors import UnsupportedCapabilityError
 from ..kernel.extensions import CommandSpec
 from ..output import add_json
 from .output import print_json
@@ -89,36 +89,19 @@ def _worker(app: App, projects: Any) -> Any:
 
 
 def _replay(args: argparse.Namespace, app: App, projects: Any, roots: list[str]) -> int:
-    """Replay in the project the event belongs to: the local event's, else the first inbox that has it."""
-    from ..outbox import Outbox, outbox_path
     from ..storage.call_rules import event_uuid as check_uuid
     from ..storage.validation import Validator
+    from ..sync.replay import replay
 
     wanted = args.event_uuid.strip().lower()
     check_uuid(Validator(str(app.config.get("storage.backend")), "passive_inbox"), wanted)
-    local_root = None
-    path = outbox_path(app.config.home)
-    if path.exists():
-        with Outbox(path) as box:
-            found = [e for e in box.quarantined() if e.uuid == wanted]
-            if found and found[0].delivered_at is None:
-                raise ConfigError("this event was never delivered (it names no project); it cannot be replayed")
-            local_root = found[0].payload.get("project") if found else None
-    candidates = [local_root] if isinstance(local_root, str) else roots
-    for root in candidates:
-        storage = projects.existing(root)
-        if storage is None:
-            continue
-        inbox = storage.passive_inbox
-        if inbox.get([wanted]):
-            row = inbox.replay(wanted)
-            if path.exists():
-                with Outbox(path) as box:
-                    box.reopen_delivered(wanted)
-            _print(args, {"event_uuid": row.event_uuid, "state": row.state.value, "root": root},
-                   [f"event {row.event_uuid} is pending again in {root} (exactly as delivered)"])
-            return 0
-    raise ConfigError("no inbox of the projects known here holds this event (use --project ROOT)")
+    done = replay(app.config.home, projects, roots, wanted)
+    line = (f"event {done.event_uuid} is pending again in {done.root}'s inbox (exactly as delivered)"
+            if done.where == "inbox" else
+            f"event {done.event_uuid} is pending delivery again, as this machine's sequence {done.seq}")
+    _print(args, {"event_uuid": done.event_uuid, "where": done.where, "state": done.state, "root": done.root,
+                  "seq": done.seq}, [line])
+    return 0
 
 
 def _retire(app: App) -> int:

@@ -5,7 +5,9 @@ machines"), each written before the next step starts, so a crash anywhere resume
 
 1. deliver: the ready local prefix is claimed locally (``local claimed``), delivered chained to the
    machine's last delivered sequence (``remote pending``; the returned rows are the immutable readback of
-   an uncertain insertion) and marked ``delivered`` with the new tail;
+   an uncertain insertion) and marked ``delivered`` with the new tail; an event whose transport form
+   cannot be prepared (e.g. its project's scrubber does not build) is retried, then quarantined here
+   (``lcm sync replay`` re-queues it at the end of the sequence);
 2. apply: due inbox rows of each known project, of any machine, are claimed (``SKIP LOCKED``, per-machine
    order), and each effect commits with its ``applied`` transition in one fenced transaction (up to
    ``APPLY_CHUNK`` consecutive claims of a machine share one; an uncertain commit is confirmed by reading
@@ -205,10 +207,10 @@ class DrainWorker:
                 self.projects.storage(root)
             except StorageUnavailableError:
                 raise
-            except LcmError as exc:  # e.g. a binding mismatch or a scrubber refusal: retried, the prefix waits
-                box.mark_delivery_failed(item.uuid, _code(exc))
-                report.errors.append(f"event {item.seq} not delivered: {_code(exc)}")
-                break
+            except LcmError as exc:  # e.g. a binding mismatch or a scrubber refusal
+                if self._not_prepared(box, item, _code(exc), report):
+                    continue  # quarantined here: out of the chain, the prefix goes on
+                break  # retried later: the prefix waits for it
             ready.append((item, root, transport, digest))
         if not ready:
             return lease
@@ -244,6 +246,21 @@ class DrainWorker:
             report.delivered += len(events)
             lease = self._renew(root, lease)
         return lease
+
+    def _not_prepared(self, box: Outbox, item: OutboxEvent, reason: str, report: DrainReport) -> bool:
+        """An event whose transport form or project could not be prepared: retried after a growing delay,
+        then, at ``max_attempts``, quarantined here (True). Only one never claimed for delivery: one that was
+        may be in the inbox already, so it keeps its place (an uncertain insertion is confirmed by delivery)."""
+        if item.transport is None and item.delivery_attempts + 1 >= self.settings.max_attempts:
+            box.quarantine_locally(item.uuid, reason)
+            report.quarantined += 1
+            report.errors.append(f"event {item.seq} quarantined here: {reason} (lcm sync replay once fixed)")
+            log.warning("passive event %s quarantined before delivery after %d attempts: %s", item.seq,
+                        item.delivery_attempts + 1, reason)
+            return True
+        box.mark_delivery_failed(item.uuid, reason)
+        report.errors.append(f"event {item.seq} not delivered: {reason}")
+        return False
 
     # --- 2. apply ---------------------------------------------------------------
 
@@ -284,7 +301,7 @@ class DrainWorker:
                      report: DrainReport) -> bool:
         """One machine's consecutive claims in one fenced transaction (one commit for all of them); when an
         effect does not read or the transaction fails, one by one instead, so a poison event stays alone.
-        False when one of them was not applied (the rest of its machine's run then waits)."""
+        False when one of them was neither applied nor quarantined (the rest of its machine's run then waits)."""
         try:
             effects = [effect_of(claim) for claim in chunk]
         except DataValidationError:
@@ -314,7 +331,8 @@ class DrainWorker:
         return all(self._apply_one(storage, lease, claim, report) for claim in chunk)
 
     def _apply_one(self, storage: ProjectStorage, lease: Lease, claim: InboxClaim, report: DrainReport) -> bool:
-        """Apply one claimed event; False when it was not applied (failed, or its claim was lost)."""
+        """Apply one claimed event; False when its machine's later events must wait (it failed and will be
+        retried, or its claim was lost); True when it was applied or quarantined."""
         try:
             effect = effect_of(claim)
         except DataValidationError as exc:
@@ -363,7 +381,7 @@ class DrainWorker:
                         attempts, reason)
         else:
             report.retried += 1
-        return False
+        return quarantine  # quarantined: it no longer holds its machine's later events back
 
     # --- 3. acknowledge -------------------------------------------------------------
 
