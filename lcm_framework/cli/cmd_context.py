@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..app import App
-from ..kernel.extensions import CommandSpec
+from ..extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json, positive
 from .where_data_is import hint_when_session_missing
@@ -23,32 +23,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..assembly import assemble_context
-    from ..recall import SessionNotFoundError, project_scopes, resolve_session
+    from ..operations import ContextRequest, context
 
-    context = None
-    with hint_when_session_missing(app, all_projects=args.all_projects), \
-            project_scopes(app, args.all_projects) as scopes:
-        if not scopes and not args.all_projects:
-            raise SessionNotFoundError(f"no session {args.session!r} in this project")
-        for storage in scopes:  # the first project holding the session
-            try:
-                conversation = resolve_session(storage, args.session)[-1]
-            except SessionNotFoundError:
-                if not args.all_projects:
-                    raise
-                continue
-            context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=args.budget)
-            break
-    if context is None:
-        raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
+    with hint_when_session_missing(app, all_projects=args.all_projects):
+        found = context(app, ContextRequest(args.session, budget=args.budget, all_projects=args.all_projects))
+    assembled = found.assembled
     if args.json or args.format == "json":
-        print_json({"session_id": conversation.session_id, **context.as_json()})
+        print_json(found.to_json())
     else:
-        print(context.as_text())
-    if context.over_budget:
-        print(f"lcm: warning: the context is {context.token_estimate:,} tokens, over the budget of "
-              f"{context.budget:,}: the fresh tail ({context.fresh_tail_tokens:,} tokens, the last "
+        print(assembled.as_text())
+    if assembled.over_budget:
+        print(f"lcm: warning: the context is {assembled.token_estimate:,} tokens, over the budget of "
+              f"{assembled.budget:,}: the fresh tail ({assembled.fresh_tail_tokens:,} tokens, the last "
               "compaction.fresh_tail_count messages) is always kept whole", file=sys.stderr)
     return 0
 

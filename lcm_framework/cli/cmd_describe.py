@@ -8,7 +8,7 @@ from typing import Any
 
 from ..app import App
 from ..capabilities import add_options
-from ..kernel.extensions import CommandSpec
+from ..extensions import CommandSpec
 from ..recall_arguments import DESCRIBE
 from .output import print_json, wrapped
 from .recall_common import add_json, project_names
@@ -20,14 +20,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import describe, find_all, parse_ref
+    from ..operations import DescribeRequest, describe
 
     every = bool(args.all_projects)
-    found = find_all(app, parse_ref(args.id), lambda storage, ref: describe(storage, ref, app.config.home),
-                     all_projects=every)
+    described = describe(app, DescribeRequest(args.id, all_projects=every))  # content in full
     if args.json:
-        print_json(found if every else found[0])
+        print_json(described.to_json())
         return 0
+    found = described.found
     names = project_names(app, [item.project_id for item in found]) if every else {}
     for item in found:
         print(f"{item.id} ({item.kind.value})"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..capabilities import add_options, bind, options
-from ..kernel.extensions import CommandSpec
+from ..capabilities import add_options, options
+from ..extensions import CommandSpec
 from ..recall_arguments import EXPAND
 from .output import print_json
 from .recall_common import add_json, project_names
@@ -18,16 +18,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import expand, find_all, parse_ref
+    from ..operations import ExpandRequest, expand, from_arguments
 
-    v = bind(EXPAND, options(args, EXPAND))
-    cap = v.get("token_cap") or int(app.config.get("compaction.max_expand_tokens"))
-    every = v["all_projects"]
-    found = find_all(app, parse_ref(v["id"]), lambda storage, ref: expand(
-        storage, ref, depth=v["depth"], include_messages=v["include_messages"], token_cap=cap,
-    ), all_projects=every)
+    expanded = expand(app, from_arguments(ExpandRequest, EXPAND, options(args, EXPAND)))
+    every, found = expanded.request.all_projects, expanded.found
     if args.json:
-        print_json(found if every else found[0])
+        print_json(expanded.to_json())
         return 0
     names = project_names(app, [r.project_id for r in found]) if every else {}
     for result in found:

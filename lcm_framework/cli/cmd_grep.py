@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from ..app import App
-from ..capabilities import add_options, bind, options
-from ..jsonable import to_jsonable
-from ..kernel.extensions import CommandSpec
+from ..capabilities import add_options, options
+from ..extensions import CommandSpec
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, project_names, session, when
 from .where_data_is import hint_when_session_missing, print_where_data_is
-
-if TYPE_CHECKING:
-    from ..storage.models import SearchMode
 
 SNIPPET_INDENT = "      "
 
@@ -32,27 +25,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import Scope, grep_all, parse_since
-    from ..recall.meta import grep_meta_all
+    from ..operations import GrepRequest, from_arguments, grep
     from ..storage.models import SearchMode
 
-    v = bind(GREP, options(args, GREP))
-    since, mode, every = parse_since(v.get("since")), SearchMode(v["mode"]), v["all_projects"]
-    with _refused_pattern(v["pattern"], mode), hint_when_session_missing(app, all_projects=every):
-        results = grep_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
-                           scope=Scope(v["scope"]), since=since, limit=v["limit"],
-                           include_subagents=v["include_subagents"])
-        meta = grep_meta_all(app, v["pattern"], all_projects=every, session=v.get("session"), mode=mode,
-                             since=since, limit=v["limit"]) if args.include_meta else []
-    found = any(r.total for r in results) or bool(meta)
+    request = from_arguments(GrepRequest, GREP, options(args, GREP), include_meta=args.include_meta)
+    every = request.all_projects
+    with hint_when_session_missing(app, all_projects=every):
+        found = grep(app, request)
     if args.json:
-        value: Any = [r for r in results if r.total] if every else results[0]
-        if args.include_meta:
-            value = {"results": value, "meta_hits": meta} if every else {**to_jsonable(value), "meta_hits": meta}
-        print_json(value)
-        if not found:
+        print_json(found.to_json())
+        if not found.found:
             print_where_data_is(app, all_projects=every)
-        return 0 if found else 1
+        return 0 if found.found else 1
+    results, meta = found.results, found.meta_hits or ()
     names = project_names(app, [r.project_id for r in results if r.total]) if every else {}
     room = max(40, shutil.get_terminal_size().columns) - len(SNIPPET_INDENT)  # each snippet fits the terminal
     for result in results:
@@ -73,34 +58,13 @@ def run(args: argparse.Namespace, app: App) -> int:
         for m in meta:
             print(f"  {m.id:<14} {m.kind:<17} {when(m.created_at)}")
             print(SNIPPET_INDENT + one_line(m.snippet, room))
-    if not found:
+    if not found.found:
         hint = (" (the exact text, case-sensitive; --mode full_text finds the words in any order and case)"
-                if mode is SearchMode.SUBSTRING else "")
-        print(f"no match for {v['pattern']!r}{hint}")
+                if request.mode == SearchMode.SUBSTRING.value else "")
+        print(f"no match for {request.pattern!r}{hint}")
         print_where_data_is(app, all_projects=every)
         return 1
     return 0
-
-
-@contextlib.contextmanager
-def _refused_pattern(pattern: str, mode: SearchMode) -> Iterator[None]:
-    """A regex the backend (or RE2, for --include-meta) refuses: a usage error (exit status 2) on one line."""
-    from ..storage.models import SearchMode
-
-    if mode is not SearchMode.REGEX:
-        yield
-        return
-    import re2
-
-    from ..errors import DataValidationError
-    from ..recall import InvalidArgumentError
-
-    try:
-        yield
-    except (DataValidationError, re2.error) as exc:
-        where = f"the {exc.backend} backend" if isinstance(exc, DataValidationError) else "RE2"
-        raise InvalidArgumentError(f"--mode regex: {where} refuses the pattern {pattern!r} "
-                                   "(not a valid regular expression)") from None
 
 
 COMMAND = CommandSpec(

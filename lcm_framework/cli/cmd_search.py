@@ -8,8 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..app import App
-from ..capabilities import add_options, bind, options
-from ..kernel.extensions import CommandSpec
+from ..capabilities import add_options, options
+from ..extensions import CommandSpec
 from ..recall_arguments import SEARCH
 from .output import print_json, terminal_safe, terminal_width
 from .recall_common import add_json, one_line, origin, when
@@ -28,26 +28,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall import search_all
-    from ..recall.results import project_roots, search_document
+    from ..operations import SearchRequest, from_arguments, search
 
-    v = bind(SEARCH, options(args, SEARCH))
-    ranked = search_all(app, v["query"], all_projects=v["all_projects"], limit=v["limit"],
-                        include_subagents=v["include_subagents"], context=v["context"])
+    found = search(app, from_arguments(SearchRequest, SEARCH, options(args, SEARCH)))
+    ranked, every = found.ranked, found.request.all_projects
     if args.json:
-        print_json(search_document(app, v["query"], ranked, all_projects=v["all_projects"]))
+        print_json(found.to_json())
         if not ranked:
-            print_where_data_is(app, all_projects=v["all_projects"])
+            print_where_data_is(app, all_projects=every)
         return 0 if ranked else 1
     if not ranked:
-        print(f"nothing found for {v['query']!r}")
-        print_where_data_is(app, all_projects=v["all_projects"])
+        print(f"nothing found for {found.request.query!r}")
+        print_where_data_is(app, all_projects=every)
         return 1
-    roots = project_roots(app, list(dict.fromkeys(r.project_id for r in ranked))) if v["all_projects"] else {}
     painter = Painter.for_stdout()
     width = terminal_width()
     for r in ranked:
-        for line in render(r, width, painter, root=roots.get(r.project_id) if v["all_projects"] else None):
+        for line in render(r, width, painter, root=found.roots.get(r.project_id) if every else None):
             painter.emit(line)
     return 0
 

@@ -19,8 +19,8 @@ from .restore import restore, session_conversation
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..extensions import Capability
     from ..ingest import FileReport
-    from ..kernel.extensions import Capability
     from ..storage.contracts import ProjectStorage
 
 __all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
@@ -99,18 +99,11 @@ def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
-    """The assembled context of a session within ``budget_tokens``, as ``lcm context`` gives it.
+    """``operations.context`` (what ``lcm context --json`` prints) on the daemon's kept read scope."""
+    from ..operations import ContextRequest
+    from ..operations import context as assembled
 
-    Same assembly as the CLI (``assemble_context``): ``compaction.*`` settings,
-    blocks above the large-file threshold become file references.
-    """
-    from ..assembly import assemble_context
-
-    conversation_id = session_conversation(storage, session_id)
-    if conversation_id is None:
-        return {"session_id": session_id, "conversation_id": None, "messages": []}
-    assembled = assemble_context(app, storage, conversation_id, budget_tokens=budget_tokens)
-    return {"session_id": session_id, **assembled.as_json()}
+    return assembled(app, ContextRequest(session_id, budget=budget_tokens), storage=storage).to_json()
 
 
 def capability(app: App, found: Capability, args: Mapping[str, Any]) -> Any:

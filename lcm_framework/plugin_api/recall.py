@@ -1,25 +1,36 @@
-"""Recall and memory operations for agent-facing capabilities (what the built-in MCP tools call).
+"""The recall and memory verbs of the operations layer (``lcm_framework.operations``), for agent-facing
+capabilities: each takes the app and a typed request and returns a typed result whose ``to_json()`` is what
+every front door gives.
 
-``grep_all``/``search_all``/``find_all`` run over this project or every project; ``describe``/``expand`` take
-one project's storage and a ``parse_ref`` reference; ``run_memory_action`` is ``lcm memory ACTION``;
-``memory_scope`` opens the storage memories of this project (or the user-wide ones) live in.
+``grep``/``search``/``describe``/``expand`` with ``GrepRequest``/``SearchRequest``/``DescribeRequest``/
+``ExpandRequest``; ``run_memory_action`` is ``lcm memory ACTION``; ``memory_scope`` opens the storage memories of
+this project (or the user-wide ones) live in.
 """
 
 from ..memory.actions import run as run_memory_action
 from ..memory.scope import memory_scope
-from ..recall import Scope, describe, expand, find_all, grep_all, parse_ref, parse_since, search_all
-from ..recall.results import search_document
+from ..operations import (
+    DescribeRequest,
+    ExpandRequest,
+    GrepRequest,
+    Result,
+    SearchRequest,
+    describe,
+    expand,
+    grep,
+    search,
+)
 
 __all__ = [
-    "Scope",
+    "DescribeRequest",
+    "ExpandRequest",
+    "GrepRequest",
+    "Result",
+    "SearchRequest",
     "describe",
     "expand",
-    "find_all",
-    "grep_all",
+    "grep",
     "memory_scope",
-    "parse_ref",
-    "parse_since",
     "run_memory_action",
-    "search_all",
-    "search_document",
+    "search",
 ]

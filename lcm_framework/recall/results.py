@@ -1,8 +1,9 @@
-"""The one JSON shape of search results: what ``lcm search --json`` prints and the ``lcm_search`` tool returns."""
+"""The one JSON shape of search results (``operations.recall.SearchFound``): what ``lcm search --json`` prints,
+the ``lcm_search`` tool and ``POST /search`` return."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -56,10 +57,11 @@ def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
     return row
 
 
-def search_document(app: App, query: str, ranked: Sequence[Ranked], *, all_projects: bool) -> dict[str, Any]:
+def search_document(query: str, ranked: Sequence[Ranked], roots: Mapping[str, str | None], *,
+                    all_projects: bool) -> dict[str, Any]:
     """``{"query", "projects": [{"project_id", "root"}], "results": [...]}``: the projects holding results
-    once, each result with ``project_id`` only when several projects were searched."""
+    once (``roots``: ``project_roots`` of them), each result with ``project_id`` only when several projects were
+    searched."""
     ids = list(dict.fromkeys(r.project_id for r in ranked))
-    roots = project_roots(app, ids)
-    return {"query": query, "projects": [{"project_id": pid, "root": roots[pid]} for pid in ids],
+    return {"query": query, "projects": [{"project_id": pid, "root": roots.get(pid)} for pid in ids],
             "results": [result_row(r, with_project=all_projects) for r in ranked]}

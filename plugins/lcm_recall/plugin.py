@@ -12,18 +12,30 @@ if TYPE_CHECKING:
     from lcm_framework.plugin_api.app import App
 
 
-def _lazy(name: str, module: str) -> Callable[[App, Mapping[str, Any]], Any]:
+def _verb(verb: str, request: str) -> Callable[[App, Mapping[str, Any]], Any]:
+    """The handler running the operations layer's ``verb`` with the checked arguments as its ``request``."""
     def handler(app: App, args: Mapping[str, Any]) -> Any:
-        from importlib import import_module
+        from lcm_framework.plugin_api import recall
 
-        return getattr(import_module(f"{__package__}.{module}"), name)(app, args)
+        return getattr(recall, verb)(app, getattr(recall, request)(**args)).to_json()
+
+    handler.__name__ = f"lcm_{verb}"
+    return handler
+
+
+def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
+    def handler(app: App, args: Mapping[str, Any]) -> Any:
+        from . import memory_tools
+
+        return getattr(memory_tools, name)(app, args)
 
     handler.__name__ = name
     return handler
 
 
-def _capability(name: str, description: str, args: tuple[Argument, ...], module: str = "tools") -> Capability:
-    return Capability(name=name, description=description, arguments=args, handler=_lazy(name, module))
+def _capability(name: str, description: str, args: tuple[Argument, ...],
+                handler: Callable[[App, Mapping[str, Any]], Any]) -> Capability:
+    return Capability(name=name, description=description, arguments=args, handler=handler)
 
 
 CAPABILITIES = (
@@ -32,25 +44,25 @@ CAPABILITIES = (
         "Find stored messages and summaries of this project's coding sessions by words or regex. "
         "Message hits are grouped under the summary that covers them. Use lcm_expand or lcm_describe "
         "on an id to read the original text verbatim.",
-        arguments.GREP,
+        arguments.GREP, _verb("grep", "GrepRequest"),
     ),
     _capability(
         "lcm_search",
         "Ranked full-text search over stored messages and summaries, best matches first.",
-        arguments.SEARCH,
+        arguments.SEARCH, _verb("search", "SearchRequest"),
     ),
     _capability(
         "lcm_describe",
         "Show one summary (sum_...), message (msg_N) or large file (file_...) in full: metadata, lineage "
         "(source summaries, source messages, covering summaries) and content.",
-        arguments.DESCRIBE,
+        arguments.DESCRIBE, _verb("describe", "DescribeRequest"),
     ),
     _capability(
         "lcm_expand",
         "Expand a summary id to the summaries it condensed, level by level; with include_messages a leaf "
         "summary expands to its original messages verbatim. A message that started a sub-agent run (a "
         "Task/Agent call or its result) expands to the run's messages. Stops before passing token_cap.",
-        arguments.EXPAND,
+        arguments.EXPAND, _verb("expand", "ExpandRequest"),
     ),
     _capability(
         "lcm_store",
@@ -63,7 +75,7 @@ CAPABILITIES = (
             Argument("user_wide", bool, "A user-wide preference for every project (gmem_N) instead of this "
                      "project.", default=False),
         ),
-        "memory_tools",
+        _lazy("lcm_store"),
     ),
     _capability(
         "lcm_feedback",
@@ -73,7 +85,7 @@ CAPABILITIES = (
             Argument("id", str, "The surfaced id.", required=True),
             Argument("useful", bool, "Whether it helped.", required=True),
         ),
-        "memory_tools",
+        _lazy("lcm_feedback"),
     ),
 )
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from lcm_framework.plugins import build_plugins
 
 from lcm_framework.config import load_config
 from lcm_framework.daemon.server import build_app
 from lcm_framework.daemon.service import DaemonService
-from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID
 
 SESSION = CLAUDE_SAMPLE_ID
@@ -111,7 +111,7 @@ def test_hook_events_are_queued_durably_then_drained(service: DaemonService, tmp
             assert len(ctx.json()["messages"]) > 0
             found = await client.post("/grep", json={"project": str(project), "pattern": "Address already in use"})
             assert found.status_code == 200, found.text
-            assert found.json()["result"]["projects"], found.text
+            assert found.json()["result"]["groups"], found.text
             unknown = await client.post("/grep", json={"project": str(project), "pattern": "Address already in use",
                                                        "session": "no-such-session"})
             assert unknown.status_code == 404 and unknown.json()["error"] == "session_not_found", unknown.text

@@ -308,10 +308,10 @@ def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None
     try:
         import_sources(app, [project_dir(tmp_path / "claude")], project=app.config.project_root)
         found = run_tool(app, tools["lcm_grep"], {"pattern": "lexer tables", "scope": "messages"})
-        hits = [h for p in found["projects"] for g in p["groups"] for h in g["hits"]]
+        hits = [h for g in found["groups"] for h in g["hits"]]
         assert hits and all(h["subagent"]["tool_call_id"] == "toolu_task_a1b2c3d" for h in hits)
         left_out = run_tool(app, tools["lcm_grep"], {"pattern": "lexer tables", "include_subagents": False})
-        assert left_out["projects"] == []
+        assert left_out["groups"] == left_out["summary_hits"] == []
         ranked = run_tool(app, tools["lcm_search"], {"query": "checkout flow"})["results"]
         assert ranked and ranked[0]["subagent"]["agent_id"] == "e4f5a6b"
         left_out = run_tool(app, tools["lcm_search"], {"query": "checkout flow", "include_subagents": False})
@@ -321,12 +321,12 @@ def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None
         with app.project() as st:
             link = _links(st)[f"{SESSION}/agent-a1b2c3d"]
         call = f"msg_{link.parent_message_id}"
-        described = run_tool(app, tools["lcm_describe"], {"id": call})["found"][0]
+        described = run_tool(app, tools["lcm_describe"], {"id": call})
         assert described["lineage"]["subagent_sessions"] == [f"{SESSION}/agent-a1b2c3d"]
-        expanded = run_tool(app, tools["lcm_expand"], {"id": call})["found"][0]
+        expanded = run_tool(app, tools["lcm_expand"], {"id": call})
         reached = [n for n in expanded["nodes"] if n["via"] == call]
         assert len(reached) == 4 and reached[0]["content"] == "Survey part a1b2c3d of the repository"
-        inner = run_tool(app, tools["lcm_describe"], {"id": reached[1]["id"]})["found"][0]
+        inner = run_tool(app, tools["lcm_describe"], {"id": reached[1]["id"]})
         assert inner["metadata"]["subagent_of"]["parent_message"] == call
     finally:
         app.close()
@@ -336,10 +336,11 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
     """The hook forwards SubagentStop's ``agent_transcript_path``; the daemon imports it after the session."""
     import asyncio
 
+    from lcm_framework.plugins import build_plugins
+
     from lcm_framework.agent_hooks.payload import parse
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
-    from lcm_framework.kernel.plugins import build_plugins
 
     runs = {"a1b2c3d": "reading the lexer tables"}
     session, files = current_layout(tmp_path / "claude", runs)
@@ -373,9 +374,10 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
 def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
     import asyncio
 
+    from lcm_framework.plugins import build_plugins
+
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
-    from lcm_framework.kernel.plugins import build_plugins
 
     session, _files = current_layout(tmp_path / "claude", FINDINGS, turns=12)
     project = tmp_path / "here"

@@ -239,4 +239,4 @@ def test_sdk_client_invalid_regex_is_a_silent_tool_error(tmp_path: Path) -> None
         is_error, body = out[key]
         assert is_error and body["code"] == "invalid_regex", body
     is_error, body = out["after"]
-    assert not is_error and body["projects"], body
+    assert not is_error and body["groups"], body

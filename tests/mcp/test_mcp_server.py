@@ -67,13 +67,13 @@ def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
     assert grep_schema["properties"]["pattern"]["type"] == "string"
     assert "description" in grep_schema["properties"]["limit"]
     grep = out["lcm_grep"]
-    hits = [h["id"] for p in grep["projects"] for g in p["groups"] for h in g["hits"]]  # type: ignore[index]
+    hits = [h["id"] for g in grep["groups"] for h in g["hits"]]  # type: ignore[index]  # what lcm grep --json prints
     assert hits and all(h.startswith("msg_") for h in hits)
     assert out["lcm_search"]["results"][0]["rank"] == 1  # type: ignore[index]
-    described = out["lcm_describe"]["found"][0]  # type: ignore[index]
-    assert described["id"] == leaf and described["lineage"]["source_messages"]
-    expanded = out["lcm_expand"]["found"][0]  # type: ignore[index]
-    assert any(n["kind"] == "message" and "fact0" in n["content"] for n in expanded["nodes"])
+    described = out["lcm_describe"]
+    assert described["id"] == leaf and described["lineage"]["source_messages"]  # type: ignore[index]
+    expanded = out["lcm_expand"]
+    assert any(n["kind"] == "message" and "fact0" in n["content"] for n in expanded["nodes"])  # type: ignore[index]
     assert "error" in out["bad"]  # type: ignore[operator]
     assert "U+0000" in out["nul"]["error"]  # type: ignore[index]
     assert out["invalid"].is_error  # type: ignore[attr-defined]  # limit above the schema maximum
@@ -81,8 +81,8 @@ def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
     for key in ("unknown_session", "unknown_session_all"):
         error = out[key]
         assert error["code"] == "session_not_found" and "no session" in error["error"], error  # type: ignore[index]
-    prefixed = out["session_prefix"]["projects"]  # type: ignore[index]
-    assert prefixed and all(h["id"].startswith("msg_") for p in prefixed for g in p["groups"] for h in g["hits"])
+    prefixed = out["session_prefix"]["groups"]  # type: ignore[index]
+    assert prefixed and all(h["id"].startswith("msg_") for g in prefixed for h in g["hits"])
     for key in ("unknown_id", "unknown_expand"):
         error = out[key]
         assert error["code"] == "not_found" and "sum_0123456789abcdef is not in" in error["error"], error  # type: ignore[index]

@@ -113,9 +113,10 @@ class Surfaces:
 
     def message_ids(self) -> list[str]:
         """The project's messages in conversation order, read from storage (not from a surface under test)."""
+        from lcm_framework.plugins import build_plugins
+
         from lcm_framework.app import App
         from lcm_framework.config import load_config
-        from lcm_framework.kernel.plugins import build_plugins
 
         app = App(load_config(project=self.root, env={**os.environ, **self.env}), build_plugins())
         try:
@@ -148,8 +149,8 @@ class Surfaces:
 
                 out = []
                 for ref in ids:
-                    (expanded,) = (await call("lcm_expand", {"id": ref, "token_cap": CAP}))["found"]
-                    (described,) = (await call("lcm_describe", {"id": ref, "max_chars": MAX_CHARS}))["found"]
+                    expanded = await call("lcm_expand", {"id": ref, "token_cap": CAP})
+                    described = await call("lcm_describe", {"id": ref, "max_chars": MAX_CHARS})
                     assert described["content_truncated"] is False
                     (node,) = expanded["nodes"]
                     out.append((node["content"], described["content"]))
@@ -169,8 +170,8 @@ class Surfaces:
                 described = httpx.post(f"{daemon.url}/describe", json={**body, "max_chars": MAX_CHARS},
                                        headers=headers, timeout=60)
                 assert expanded.status_code == described.status_code == 200, (expanded.text, described.text)
-                (node,) = expanded.json()["result"]["found"][0]["nodes"]
-                (found,) = described.json()["result"]["found"]
+                (node,) = expanded.json()["result"]["nodes"]
+                found = described.json()["result"]
                 assert found["content_truncated"] is False
                 out.append((node["content"], found["content"]))
             return out
