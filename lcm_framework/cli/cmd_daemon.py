@@ -29,8 +29,7 @@ def run(args: argparse.Namespace, app: App) -> int:
     if args.action == "start" and args.foreground:
         from ..daemon.server import serve
 
-        overrides = {"daemon.port": port}
-        return serve(app.config, app.plugins, overrides)
+        return serve(app.config, app.plugins, {**app.config.flags, "daemon.port": port})
     if args.action in ("stop", "restart"):
         try:
             stopped = lifecycle.stop(home, port)
@@ -41,7 +40,7 @@ def run(args: argparse.Namespace, app: App) -> int:
             return 0
     if args.action in ("start", "restart"):
         try:
-            found = lifecycle.start_background(home, port)
+            found = lifecycle.start_background(home, port, env=app.config.child_env())
         except RuntimeError as exc:
             raise LcmError(str(exc)) from None
         print(f"daemon running on 127.0.0.1:{found.port} (pid {found.pid})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,10 @@ from .schema import Setting
 
 if TYPE_CHECKING:
     from ..kernel.plugins import Plugins
+
+PARENT_FLAGS = "LCM_PARENT_FLAGS"
+"""The variable that hands a run's ``--set`` values to the processes it starts (a JSON object of key: value),
+applied there as flags: the daemon and import workers resolve the configuration their command resolved."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +55,21 @@ class Config:
     def display(self, key: str) -> str:
         """The value as safe to print: secret-bearing values are masked."""
         return display_value(self.settings.lookup(key), self.get(key))
+
+    @property
+    def flags(self) -> dict[str, Any]:
+        """The values set on the command line (``--set``, or handed down by the command that started this
+        process), by key."""
+        return {key: r.value for key, r in self.values.items() if r.source == "flag"}
+
+    def child_env(self) -> dict[str, str]:
+        """The environment of a process this run starts (the daemon, an import worker): this run's variables
+        plus its command-line values (``PARENT_FLAGS``), so the child resolves the same configuration. In the
+        environment rather than on the child's command line, where a secret would show in ``ps``."""
+        env = {k: v for k, v in self.env.items() if k != PARENT_FLAGS}
+        if self.flags:
+            env[PARENT_FLAGS] = json.dumps(self.flags, sort_keys=True)
+        return env
 
     @property
     def global_file(self) -> Path:
@@ -139,11 +159,30 @@ def load_config(
                 values[key] = Resolved(settings.parse(key, environ[name], f"environment {name}"), f"env:{name}")
                 break
 
+    for key, raw in _parent_flags(environ).items():
+        values[key] = Resolved(settings.parse(key, raw, f"environment {PARENT_FLAGS} (the --set flags of the "
+                                              "lcm command that started this process)"), "flag")
     for key, raw in (overrides or {}).items():
         if raw is not None:
             values[key] = Resolved(settings.parse(key, raw, "command line"), "flag")
     return Config(home=home, project_root=root, values=values, env=environ, settings=settings,
                   problems=tuple(problems))
+
+
+def _parent_flags(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The command-line values ``PARENT_FLAGS`` hands down (``Config.child_env``); a ConfigError when it is not
+    a JSON object (never printing it: it may hold a secret)."""
+    text = environ.get(PARENT_FLAGS)
+    if not text:
+        return {}
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        raise ConfigError(f"environment {PARENT_FLAGS} must be a JSON object of configuration keys and values "
+                          "(it is set by lcm for the processes it starts; unset it)")
+    return {key: raw for key, raw in found.items() if raw is not None}
 
 
 def read_config_file(path: Path, settings: SettingsRegistry, problems: list[str] | None = None) -> dict[str, Any]:

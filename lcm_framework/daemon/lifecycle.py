@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,9 @@ def another_daemon(home: Path, port: int) -> str | None:
             f"or stop it first (lcm --set daemon.port={other_port} daemon stop)")
 
 
-def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Launch ``lcm daemon start --foreground`` detached (new session, output to the log file)."""
+def spawn(home: Path, port: int, *, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Launch ``lcm daemon start --foreground`` detached (new session, output to the log file), in ``env`` (the
+    starting command's ``Config.child_env()``, so the daemon resolves its configuration), else this process's."""
     ensure_private_dir(home)
     log_file = log_path(home)
     fd = os.open(log_file, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
@@ -60,7 +62,7 @@ def spawn(home: Path, port: int, *, env: dict[str, str] | None = None) -> subpro
             [sys.executable, "-m", "lcm_framework.cli.main", "--set", f"daemon.port={port}",
              "daemon", "start", "--foreground"],
             stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True, close_fds=True,
-            env={**os.environ, **(env or {}), "LCM_HOME": str(home)}, cwd=str(home),
+            env={**(os.environ if env is None else env), "LCM_HOME": str(home)}, cwd=str(home),
         )
     finally:
         os.close(fd)
@@ -80,15 +82,17 @@ def spawn_throttled(home: Path, port: int, *, every_s: float = 10.0) -> bool:
     return True
 
 
-def start_background(home: Path, port: int, *, wait_s: float = 15.0) -> DaemonState:
-    """Start the daemon unless it runs; wait until ``/health`` answers. Raises RuntimeError on failure."""
+def start_background(home: Path, port: int, *, env: Mapping[str, str] | None = None,
+                     wait_s: float = 15.0) -> DaemonState:
+    """Start the daemon (in ``env``: see ``spawn``) unless it runs; wait until ``/health`` answers. Raises
+    RuntimeError on failure."""
     current = state(home, port)
     if current.healthy:
         return current
     refusal = another_daemon(home, port)
     if refusal is not None:
         raise RuntimeError(refusal)
-    process = spawn(home, port)
+    process = spawn(home, port, env=env)
     client = DaemonClient.for_home(home, port, timeout_s=0.5)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:

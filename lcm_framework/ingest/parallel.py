@@ -85,7 +85,7 @@ def import_in_workers(app: App, options: RunOptions, provider: str | None, specs
     setup = WorkerSetup(
         project_root=config.project_root,
         env=dict(config.env),
-        flags={key: r.value for key, r in config.values.items() if r.source == "flag"},
+        flags=config.flags,
         provider=provider,
         options=replace(options, progress=None),
         forward_progress=options.progress is not None,
