@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..app import App
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from .output import print_json
 from .recall_common import add_all_projects, add_json, positive
 from .where_data_is import hint_when_session_missing

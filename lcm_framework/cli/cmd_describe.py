@@ -8,7 +8,7 @@ from typing import Any
 
 from ..app import App
 from ..capabilities import add_options
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..recall_arguments import DESCRIBE
 from .output import print_json, wrapped
 from .recall_common import add_json, project_names

@@ -6,7 +6,7 @@ import argparse
 
 from ..app import App
 from ..capabilities import add_options, options
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..recall_arguments import EXPAND
 from .output import print_json
 from .recall_common import add_json, project_names

@@ -7,7 +7,7 @@ import shutil
 
 from ..app import App
 from ..capabilities import add_options, options
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, project_names, session, when

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..app import App
 from ..capabilities import add_options, options
-from ..extensions import CommandSpec
+from ..kernel.extensions import CommandSpec
 from ..recall_arguments import SEARCH
 from .output import print_json, terminal_safe, terminal_width
 from .recall_common import add_json, one_line, origin, when

@@ -19,8 +19,8 @@ from .restore import restore, session_conversation
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..extensions import Capability
     from ..ingest import FileReport
+    from ..kernel.extensions import Capability
     from ..storage.contracts import ProjectStorage
 
 __all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from lcm_framework.plugins import build_plugins
+from lcm_framework.kernel.plugins import build_plugins
 
 from lcm_framework.config import load_config
 from lcm_framework.daemon.server import build_app

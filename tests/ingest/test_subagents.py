@@ -336,7 +336,7 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
     """The hook forwards SubagentStop's ``agent_transcript_path``; the daemon imports it after the session."""
     import asyncio
 
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     from lcm_framework.agent_hooks.payload import parse
     from lcm_framework.config import load_config
@@ -374,7 +374,7 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
 def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
     import asyncio
 
-    from lcm_framework.plugins import build_plugins
+    from lcm_framework.kernel.plugins import build_plugins
 
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService

@@ -113,7 +113,7 @@ class Surfaces:
 
     def message_ids(self) -> list[str]:
         """The project's messages in conversation order, read from storage (not from a surface under test)."""
-        from lcm_framework.plugins import build_plugins
+        from lcm_framework.kernel.plugins import build_plugins
 
         from lcm_framework.app import App
         from lcm_framework.config import load_config
