@@ -227,6 +227,14 @@ class Outbox:
             )
         return next_at
 
+    def retry_waiting_now(self, *, now: float | None = None) -> int:
+        """Make every unprocessed event that waits for a retry due now (the backend that held them up is
+        back); returns how many."""
+        stamp = time.time() if now is None else now
+        with self._immediate() as db:
+            return db.execute("UPDATE events SET next_attempt_at = ? WHERE processed_at IS NULL AND "
+                              "next_attempt_at > ?", (stamp, stamp)).rowcount
+
     def prune_processed(self, *, older_than_s: float, now: float | None = None) -> int:
         """Delete events processed more than ``older_than_s`` ago whose delivery is over: remote-pruned (the
         inbox proved it applied and dropped its row) or local-only. Nothing undelivered is ever deleted."""

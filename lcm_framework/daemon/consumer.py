@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, DataValidationError, TranscriptError
+from ..errors import ConfigError, DataValidationError, StorageUnavailableError, TranscriptError
 from ..outbox import Outbox, OutboxEvent, outbox_path
 
 if TYPE_CHECKING:
@@ -78,7 +78,10 @@ class BackgroundLoop(ABC):
 class OutboxConsumer(BackgroundLoop):
     """Drains the outbox of ``home`` through ``handle(event, outbox)`` (blocking calls through ``run``),
     every ``DRAIN_INTERVAL_S`` or when woken; a permanent error marks the event processed (its code kept
-    in the event, logged), any other leaves it to be retried. ``local_only(payload)`` says whether the
+    in the event, logged), any other leaves it to be retried after a growing delay. An unavailable backend
+    also ends the pass (the events after it would wait for it too), and the first event processed once it
+    is back makes every event it held up due at once: an outage backlog goes through when the backend
+    returns, not up to ``MAX_BACKOFF_S`` later. ``local_only(payload)`` says whether the
     event's backend has no inbox (then it is never delivered either, and retention may drop it)."""
 
     def __init__(self, home: Path, run: Run, handle: Handle, describe: Callable[[BaseException], str],
@@ -87,6 +90,7 @@ class OutboxConsumer(BackgroundLoop):
         self.home, self._run, self._handle, self._describe, self._code = home, run, handle, describe, code
         self._local_only = local_only
         self.drained_events = 0
+        self.unavailable: str | None = None
 
     async def step(self) -> None:
         await self.drain()
@@ -102,16 +106,25 @@ class OutboxConsumer(BackgroundLoop):
         done = 0
         run, code = self._run, self._code
         box = await run(Outbox, path)
+        away = False
         try:
-            while not self.closing:
+            while not self.closing and not away:
                 batch = await run(box.ready, limit=DRAIN_BATCH)
                 if not batch:
                     break
+                revived = 0
                 for item in batch:
                     if self.closing:
                         break
                     try:
                         await self._handle(item, box)
+                    except StorageUnavailableError as exc:
+                        await run(box.mark_failed, item.uuid, code(exc))
+                        if self.unavailable is None:
+                            log.warning("outbox drain paused, the backend is unavailable: %s", self._describe(exc))
+                        self.unavailable = self._describe(exc)
+                        away = True
+                        break
                     except PERMANENT_ERRORS as exc:
                         await run(box.mark_processed, item.uuid, error_code=code(exc),
                                   local_only=await self._local_only(item.payload))
@@ -122,7 +135,10 @@ class OutboxConsumer(BackgroundLoop):
                     else:
                         await run(box.mark_processed, item.uuid, local_only=await self._local_only(item.payload))
                         done += 1
-                if len(batch) < DRAIN_BATCH:
+                        if self.unavailable is not None:  # back: what the outage held up goes now
+                            self.unavailable = None
+                            revived = await run(box.retry_waiting_now)
+                if len(batch) < DRAIN_BATCH and not revived:
                     break
             if done:
                 await run(box.prune_processed, older_than_s=KEEP_PROCESSED_S)
