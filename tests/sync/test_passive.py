@@ -8,13 +8,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from lcm_framework.config import load_config
 from lcm_framework.daemon.service import DaemonService
 from lcm_framework.outbox import Outbox, outbox_path
 from lcm_framework.sync.facts import MAX_TEXT, tool_facts
+from lcm_framework.sync.status import SAMPLES_FILE
 from tests.conftest import OFFLINE_ENV
+from tests.daemon.support import DaemonProcess, free_port
 
 from .machines import plugins
 
@@ -117,3 +120,51 @@ def test_a_post_tool_use_command_or_error_never_reaches_the_outbox_file_with_a_t
     stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())  # the outbox and its WAL
     for secret in secrets:
         assert secret.encode() not in stored, secret
+
+
+def test_a_solo_user_on_sqlite_learns_a_fix_through_real_hooks_with_no_team_configuration(tmp_path: Path) -> None:
+    home, project = tmp_path / "lcm-home", (tmp_path / "proj").resolve()
+    (project / ".git").mkdir(parents=True)
+    port = free_port()
+    env = {**os.environ, **OFFLINE_ENV, "LCM_HOME": str(home), "LCM_DAEMON_PORT": str(port),
+           "LCM_DAEMON_AUTOSTART": "false"}
+
+    def lcm(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "lcm_framework.cli.main", *args], input=stdin, cwd=project,
+                              capture_output=True, text=True, timeout=60, env=env)
+
+    def bash(command: str, code: int, stderr: str = "") -> None:
+        hook = {"session_id": "s1", "transcript_path": str(project / "t.jsonl"), "cwd": str(project),
+                "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": command},
+                "tool_response": {"exit_code": code, "stderr": stderr}}
+        done = lcm("hook", "PostToolUse", stdin=json.dumps(hook))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+
+    daemon = DaemonProcess(home, port).start(timeout=60)
+    try:
+        bash("pytest tests/test_api.py", 1, "E   ModuleNotFoundError: No module named 'orders'")
+        bash("pytest --import-mode=importlib tests/test_api.py", 0)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with Outbox(outbox_path(home)) as box:
+                events = box.events()
+            if all(e.processed_at is not None for e in events):
+                break
+            time.sleep(0.2)
+    finally:
+        daemon.stop()
+    assert [e.delivery for e in events] == ["local_only", "local_only"]  # nothing will ever leave the machine
+    listed = lcm("memory", "list", "--tag", "fix", "--json")
+    (memory,) = json.loads(listed.stdout)["memories"]
+    assert memory["content"].startswith("After `pytest tests/test_api.py` failed (E   ModuleNotFoundError")
+    assert memory["content"].endswith("`pytest --import-mode=importlib tests/test_api.py` worked.")
+    assert json.loads(memory["metadata"])["events"] == [e.uuid for e in events]  # lineage: both hook events
+    status = json.loads(lcm("sync", "status", "--json").stdout)
+    assert status["verdict"] == "solo" and status["local"]["by_state"] == {"local_only": 2}
+    assert json.loads(lcm("status", "--json").stdout)["sync"]["verdict"] == "solo"
+    (check,) = [c for c in json.loads(lcm("doctor", "--json").stdout)["checks"] if c["name"] == "sync"]
+    assert check["status"] == "ok" and "local only" in check["detail"]
+    drained = lcm("sync", "drain")
+    assert drained.returncode != 0 and "storage.backend = postgresql" in drained.stderr
+    assert "Traceback" not in drained.stderr
+    assert not (home / SAMPLES_FILE).exists() and not list(home.glob("*.toml"))  # no team state, no set-up
