@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lcm_framework.daemon.client import DaemonClient
+from lcm_framework.daemon_client.client import DaemonClient
 
 SESSION = "7d1c1b52-0000-4000-8000-00000000b001"
 

@@ -217,7 +217,7 @@ def _agent_check(name: str, agent: AgentIntegration, formats: Mapping[str, Trans
 
 
 def check_daemon(app: App, env: Mapping[str, str]) -> Check:
-    from .daemon.lifecycle import state
+    from .daemon_client.lifecycle import state
 
     port = int(app.config.get("daemon.port"))
     found = state(app.config.home, port)
@@ -330,7 +330,7 @@ def check_free_space(app: App, env: Mapping[str, str]) -> Check:
 
 def status_snapshot(app: App) -> dict[str, Any]:
     """One screen: daemon, backend, projects, outbox backlog."""
-    from .daemon.lifecycle import state
+    from .daemon_client.lifecycle import state
     from .outbox import backlog_report
     from .sync.status import summary as sync_summary
 

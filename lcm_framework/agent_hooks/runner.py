@@ -2,7 +2,7 @@
 
 Always exits 0. Warnings go to stderr, one line each, never a traceback. The
 daemon call has a total time budget, and the daemon proves it holds this
-home's token before the hook sends anything (``daemon.client``); when the
+home's token before the hook sends anything (``daemon_client``); when the
 daemon (or its storage) is unavailable, or something else holds its port, the event is captured
 in the local outbox, the daemon is started in the background (unless
 ``daemon.autostart = false``) and drains the outbox when it is up.
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
+from ..daemon_client.client import DaemonClient, DaemonRequestError, DaemonUnavailable
 from .payload import AGENT_NAME, MAX_STDIN_BYTES, HookInput, PayloadError, parse
 from .settings import DEFAULT_AUTOSTART, DEFAULT_PORT, HookSettings, hook_settings
 
@@ -216,7 +216,7 @@ def _fallback(settings: HookSettings, hook: HookInput, payload: dict[str, Any], 
     except OutboxError as exc:
         _warn(err, f"{hook.event}: {reason}; and the outbox failed too: {exc}")
     if start and settings.autostart:
-        from ..daemon.lifecycle import spawn_throttled
+        from ..daemon_client.lifecycle import spawn_throttled
 
         try:
             spawn_throttled(settings.home, settings.port)

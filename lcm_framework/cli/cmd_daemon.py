@@ -22,7 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..daemon import lifecycle
+    from ..daemon_client import lifecycle
 
     home = app.config.home
     port = int(app.config.get("daemon.port"))
@@ -49,8 +49,8 @@ def run(args: argparse.Namespace, app: App) -> int:
 
 
 def _status(app: App, port: int, *, as_json: bool) -> int:
-    from ..daemon.client import DaemonClient, DaemonRequestError, DaemonUnavailable
-    from ..daemon.lifecycle import state
+    from ..daemon_client.client import DaemonClient, DaemonRequestError, DaemonUnavailable
+    from ..daemon_client.lifecycle import state
 
     current = state(app.config.home, port)
     detail = None

@@ -12,10 +12,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from .. import __version__
+from ..daemon_client.handshake import CHALLENGE, proof
 from ..diagnostics import project_stats
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
-from .handshake import CHALLENGE, proof
 from .service import HOOK_EVENTS, DaemonService, regular_file
 
 PROJECT = Field("project", Path, required=True)

@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..daemon_client.files import ensure_token, log_path, pid_path
+from ..daemon_client.lifecycle import another_daemon
 from ..errors import (
     ConfigError,
     ConflictError,
@@ -31,8 +33,6 @@ from ..errors import (
 from ..recall.refs import RecallNotFoundError
 from ..safe_paths import atomic_write_private, ensure_private_dir
 from .bodies import BadRequest
-from .files import ensure_token, log_path, pid_path
-from .lifecycle import another_daemon
 from .routes import routes
 from .service import DaemonService
 

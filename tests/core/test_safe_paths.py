@@ -104,7 +104,7 @@ def test_an_output_that_cannot_be_written_is_a_typed_error(tmp_path: Path) -> No
 
 
 def test_the_daemon_token_creates_missing_parents_of_its_home_0700(tmp_path: Path) -> None:
-    from lcm_framework.daemon.files import ensure_token
+    from lcm_framework.daemon_client.files import ensure_token
 
     home = tmp_path / "a" / "b" / ".lcm"
     ensure_token(home)

@@ -174,7 +174,7 @@ class FakeListener:
             if head is None:
                 return
             if self.token is not None:
-                from lcm_framework.daemon.handshake import proof
+                from lcm_framework.daemon_client.handshake import proof
 
                 challenge = head.split(b" ")[1].partition(b"challenge=")[2].decode()
                 body = json.dumps({"ok": True, "proof": proof(self.token, self.port, challenge)}).encode()

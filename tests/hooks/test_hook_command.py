@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from lcm_framework.daemon_client.files import ensure_token
 
-from lcm_framework.daemon.files import ensure_token
 from lcm_framework.outbox import Outbox, outbox_path, read_backlog
 from tests.conftest import OFFLINE_ENV
 from tests.daemon.support import free_port
@@ -97,7 +97,7 @@ def test_codex_payload_is_tagged(env: dict[str, str], lcm_env: Path, tmp_path: P
 
 def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict[str, str], lcm_env: Path,
                                                                        tmp_path: Path) -> None:
-    from lcm_framework.daemon.client import DaemonClient
+    from lcm_framework.daemon_client.client import DaemonClient
 
     env = {**env, "LCM_DAEMON_AUTOSTART": "true"}
     port = int(env["LCM_DAEMON_PORT"])
@@ -117,7 +117,7 @@ def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict
             (event,) = box.events()
         assert event.processed_at is not None and event.last_error
     finally:
-        from lcm_framework.daemon.lifecycle import stop
+        from lcm_framework.daemon_client.lifecycle import stop
 
         stop(lcm_env, port)
 

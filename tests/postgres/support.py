@@ -16,8 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from lcm_framework.daemon_client.files import pid_alive
+
 from lcm_framework.config import Config, load_config
-from lcm_framework.daemon.files import pid_alive
 
 URL_ENV = "LCM_TEST_POSTGRES_URL"
 _FREE: list[str] = []  # pooled schemas of this process, ready for reuse
