@@ -24,7 +24,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     drain = sub.add_parser("drain", help="deliver, apply, acknowledge and prune now, until nothing is left")
     drain.add_argument("--once", action="store_true", help="one bounded pass only")
     add_json(drain)
-    replay = sub.add_parser("replay", help="put a quarantined event back in the inbox, exactly as delivered")
+    replay = sub.add_parser("replay", help="give a quarantined event another try: in the inbox exactly as "
+                            "delivered, or (never delivered) at the end of this machine's sequence")
     replay.add_argument("event_uuid", metavar="ID", help="the event's uuid (lcm sync quarantine list)")
     add_json(replay)
     quarantine = sub.add_parser("quarantine", help="events that could not be applied, with the reason")
