@@ -34,6 +34,9 @@ def test_operators_see_a_stuck_then_growing_backlog_and_replay_a_quarantined_eve
     (a.home / SAMPLES_FILE).write_text(json.dumps([[time.time() - 60, 1]]))  # a look a minute ago: 1 waiting
     growing = json.loads(a.lcm("sync", "status", "--json").stdout)
     assert growing["verdict"] == "growing" and growing["local"]["by_state"] == {"pending": 2}
+    assert json.loads(a.lcm("status", "--json").stdout)["sync"]["verdict"] == "growing"
+    (check,) = [c for c in json.loads(a.lcm("doctor", "--json").stdout)["checks"] if c["name"] == "sync"]
+    assert check["status"] == "warn" and "growing" in check["detail"], check
 
     b.extra["LCM_SYNC_MAX_ATTEMPTS"] = "1"
     b.capture(1, poison=True)
