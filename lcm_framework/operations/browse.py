@@ -16,11 +16,12 @@ from ..recall.refs import RecallNotFoundError
 from ..recall.sessions import SessionInfo, list_sessions
 
 if TYPE_CHECKING:
-    from ..storage.contracts import ProjectStorage, StorageBackendFactory
-    from ..storage.models import Conversation, Message, MessagePart, ProjectRef, Summary
+    from ..storage.contracts import ProjectStorage
+    from ..storage.models import Conversation, Message, MessagePart, ProjectRef, StorageUsage, Summary
 
 PAGE_MESSAGES = 100
 """Messages per transcript page."""
+SESSIONS_PAGE = 25
 MAX_PAGE_MESSAGES = 500
 
 
@@ -56,6 +57,10 @@ class SessionNode:
 class SessionList:
     project: ProjectRef
     sessions: tuple[SessionNode, ...]
+    page: int
+    pages: int
+    total: int
+    """Main sessions in all pages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,24 +159,10 @@ class SummaryDetail:
     """Memories promoted from it."""
 
 
-def projects(factory: StorageBackendFactory) -> list[ProjectRow]:
-    """Every project the backend holds, most recently active first."""
-    rows = []
-    for ref in factory.list_projects():
-        storage = factory.open_existing_project(ref)
-        if storage is None:
-            continue
-        try:
-            rows.append(project_row(storage, ref, factory.name))
-        finally:
-            storage.close()
-    return sorted(rows, key=lambda r: (r.last_activity is not None, r.last_activity, r.root), reverse=True)
-
-
-def project_row(storage: ProjectStorage, ref: ProjectRef, backend: str) -> ProjectRow:
+def project_row(storage: ProjectStorage, ref: ProjectRef, backend: str, usage: StorageUsage) -> ProjectRow:
+    """One project's counts, its ``usage`` (``storage_usage(payloads=False)``, which the caller may keep a
+    while: it reads the database's page map) and when its newest message was written."""
     stats = storage.stats()
-    usage = storage.storage_usage(payloads=False)
-    sessions = list_sessions(storage, ref)
     return ProjectRow(
         project_id=ref.project_id, root=ref.root, backend=backend, conversations=stats.conversations,
         subagent_conversations=stats.subagent_conversations, messages=stats.messages,
@@ -180,26 +171,57 @@ def project_row(storage: ProjectStorage, ref: ProjectRef, backend: str) -> Proje
         storage_bytes=None if usage.shared else usage.total_bytes,
         bytes_per_transcript_byte=(round(usage.total_bytes / usage.transcript_bytes, 3)
                                    if usage.transcript_bytes and not usage.shared else None),
-        last_activity=max((s.last_at for s in sessions), default=None),
+        last_activity=max(_last_times(storage).values(), default=None),
     )
 
 
-def sessions(storage: ProjectStorage, ref: ProjectRef) -> SessionList:
-    """Main sessions, most recently active first, each with the sub-agent runs it started; a run whose
-    parent is not stored is listed as a session of its own."""
-    found = list_sessions(storage, ref)
-    mains = {s.session_id for s in found if s.subagent_of is None}
-    runs: dict[str, list[SessionInfo]] = {}
-    for s in found:
-        if s.subagent_of in mains:
-            runs.setdefault(s.subagent_of, []).append(s)
-    nodes = []
-    for s in found:
-        if s.subagent_of in mains:
-            continue
-        nodes.append(SessionNode(s, tuple(sorted(runs.get(s.session_id, []), key=lambda r: (r.first_at, r.session_id))),
-                                 _tokens(storage, s.conversation_ids)))
-    return SessionList(ref, tuple(nodes))
+def by_activity(rows: Sequence[ProjectRow]) -> list[ProjectRow]:
+    """Most recently active first; projects with no message last."""
+    return sorted(rows, key=lambda r: (r.last_activity is not None, r.last_activity, r.root), reverse=True)
+
+
+def _last_times(storage: ProjectStorage) -> dict[str, datetime]:
+    """The time of each session's newest message (two reads per conversation: its count, then its last seqs),
+    sessions without messages left out."""
+    conversations = storage.conversations
+    found: dict[str, datetime] = {}
+    for c in conversations.list_conversations():
+        count = conversations.message_count(c.conversation_id)
+        if count:
+            tail = conversations.list_messages(c.conversation_id, after_seq=count - 2 if count > 1 else None)
+            moment = tail[-1].created_at
+            if c.session_id not in found or moment > found[c.session_id]:
+                found[c.session_id] = moment
+    return found
+
+
+def sessions(storage: ProjectStorage, ref: ProjectRef, *, page: int = 1, per_page: int = SESSIONS_PAGE) -> SessionList:
+    """One page of the main sessions, most recently active first, each with the sub-agent runs it started; a
+    run whose parent is not stored is listed as a session of its own. Only the page's sessions are read in
+    full (first prompt, agent, counts)."""
+    conversations = storage.conversations
+    segments_of: dict[str, list[int]] = {}
+    for c in conversations.list_conversations():
+        segments_of.setdefault(c.session_id, []).append(c.conversation_id)
+    parent_of = {link.child_conversation_id: link.parent_session_id for link in conversations.list_subagent_links()}
+    run_parent = {session: next((parent_of[c] for c in ids if c in parent_of), None)
+                  for session, ids in segments_of.items()}
+    runs_of: dict[str, list[str]] = {}
+    for session, parent in run_parent.items():
+        if parent is not None and parent in segments_of:
+            runs_of.setdefault(parent, []).append(session)
+    last = _last_times(storage)
+    mains = sorted((s for s, p in run_parent.items() if p is None or p not in segments_of),
+                   key=lambda s: (s in last, last.get(s), s), reverse=True)
+    pages = max(1, -(-len(mains) // per_page))
+    page = max(1, min(page, pages))
+    shown = mains[(page - 1) * per_page: page * per_page]
+    wanted = set(shown) | {r for s in shown for r in runs_of.get(s, [])}
+    info = {s.session_id: s for s in list_sessions(storage, ref, only=wanted)}
+    nodes = tuple(SessionNode(info[s], tuple(sorted((info[r] for r in runs_of.get(s, [])),
+                                                   key=lambda r: (r.first_at, r.session_id))),
+                              _tokens(storage, info[s].conversation_ids)) for s in shown)
+    return SessionList(ref, nodes, page, pages, len(mains))
 
 
 def _tokens(storage: ProjectStorage, conversation_ids: Sequence[int]) -> int:

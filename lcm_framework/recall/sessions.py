@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -36,11 +36,13 @@ class SessionInfo:
     """The session that started this sub-agent run; ``None`` for a main session."""
 
 
-def list_sessions(storage: ProjectStorage, project: ProjectRef) -> list[SessionInfo]:
-    """Every session of ``storage``, most recently active first."""
+def list_sessions(storage: ProjectStorage, project: ProjectRef, *,
+                  only: Collection[str] | None = None) -> list[SessionInfo]:
+    """Every session of ``storage`` (or those named in ``only``), most recently active first."""
     by_session: dict[str, list[Conversation]] = {}
     for conversation in storage.conversations.list_conversations():
-        by_session.setdefault(conversation.session_id, []).append(conversation)
+        if only is None or conversation.session_id in only:
+            by_session.setdefault(conversation.session_id, []).append(conversation)
     parents = {link.child_conversation_id: link.parent_session_id
                for link in storage.conversations.list_subagent_links()}
     found = [_session(storage, project, session_id, segments, parents) for session_id, segments in by_session.items()]

@@ -22,11 +22,11 @@ from .render import fragment, respond, wants_json
 from .scopes import Scopes
 
 T = TypeVar("T")
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,199}")
+SESSION_ID = re.compile(r"(?!.*\.\.)(?!.*//)[A-Za-z0-9][A-Za-z0-9._:@+/-]{0,199}(?<!/)")
+"""Session ids as formats write them: a sub-agent run's holds a ``/`` (``SESSION/agent-ID``), never ``..``."""
 SUMMARY_ID = re.compile(r"sum_[0-9a-f]{1,64}")
 MEMORY_ID = re.compile(r"mem_[0-9]{1,15}")
 MESSAGE_ID = re.compile(r"[0-9]{1,15}")
-SESSIONS_PAGE = 50
 MAX_BUDGET = 2_000_000
 
 
@@ -63,21 +63,22 @@ async def index(request: Request) -> Response:
 
 
 async def projects(request: Request) -> Response:
-    app = scopes_of(request).app
-    rows = await run(browse.projects, app.storage)
-    return respond(request, "projects.html.j2", rows, pid=None)
+    scopes = scopes_of(request)
+    refs = await run(scopes.app.storage.list_projects)
+    backend = scopes.app.storage.name
+    rows = [await run(lambda ref=ref: browse.project_row(scopes.storage(ref.project_id), ref, backend,
+                                                         scopes.usage(ref.project_id)))
+            for ref in refs]
+    return respond(request, "projects.html.j2", browse.by_activity(rows), pid=None)
 
 
 async def sessions(request: Request) -> Response:
     pid = request.path_params["pid"]
     scopes = scopes_of(request)
     storage = await storage_of(request)
-    found = await run(browse.sessions, storage, scopes.ref(pid))
     page = number(request, "page", 1, low=1) or 1
-    pages = max(1, -(-len(found.sessions) // SESSIONS_PAGE))
-    shown = found.sessions[(page - 1) * SESSIONS_PAGE: page * SESSIONS_PAGE]
-    result = browse.SessionList(found.project, shown)
-    return respond(request, "sessions.html.j2", result, pid=pid, page=page, pages=pages, total=len(found.sessions))
+    result = await run(lambda: browse.sessions(storage, scopes.ref(pid), page=page))
+    return respond(request, "sessions.html.j2", result, pid=pid)
 
 
 async def transcript(request: Request) -> Response:
@@ -135,9 +136,10 @@ async def context(request: Request) -> Response:
 
 async def search(request: Request) -> Response:
     pid = request.path_params["pid"]
-    storage = await storage_of(request)
+    await storage_of(request)  # 404 for a project the backend does not hold
+    app = await run(scopes_of(request).app_for, pid)
     query = request.query_params.get("q", "")[:1000].replace("\x00", "")
-    result = await run(views.search_page, storage, query)
+    result = await run(views.search_page, app, query)
     return respond(request, "search.html.j2", result, pid=pid)
 
 
@@ -175,7 +177,7 @@ def _after_change(request: Request, pid: str, result: dict[str, Any], anchor: st
 async def health(request: Request) -> Response:
     scopes = scopes_of(request)
     refs = await run(scopes.app.storage.list_projects)
-    result = await run(views.health_page, scopes.app, refs, scopes.storage)
+    result = await run(views.health_page, scopes.app, refs, scopes.storage, scopes.usage)
     return respond(request, "health.html.j2", result, pid=None)
 
 
@@ -220,7 +222,7 @@ def routes(static_dir: str) -> list[BaseRoute]:
         Route("/p/{pid}/memories/{mem}/{action}", memory_action, methods=["POST"]),
         *both("/p/{pid}/m/{mid}", message),
         *both("/p/{pid}/summary/{sid}", summary),
-        *both("/p/{pid}/s/{session}/summaries", dag),
-        *both("/p/{pid}/s/{session}/context", context),
-        *both("/p/{pid}/s/{session}", transcript),
+        *both("/p/{pid}/s/{session:path}/summaries", dag),
+        *both("/p/{pid}/s/{session:path}/context", context),
+        *both("/p/{pid}/s/{session:path}", transcript),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +14,11 @@ from ..operations.browse import BrowseNotFoundError
 if TYPE_CHECKING:
     from ..app import App
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import ProjectRef
+    from ..storage.models import ProjectRef, StorageUsage
 
 PROJECT_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+USAGE_TTL_S = 60.0
+"""How long a project's storage figures are reused: reading them walks the database's page map."""
 
 
 class Scopes:
@@ -24,6 +27,7 @@ class Scopes:
         self._refs: dict[str, ProjectRef] = {}
         self._open: dict[str, ProjectStorage] = {}
         self._apps: dict[str, App] = {}
+        self._usage: dict[str, tuple[float, StorageUsage]] = {}
         self._lock = threading.Lock()
 
     def ref(self, project_id: str) -> ProjectRef:
@@ -49,8 +53,16 @@ class Scopes:
                 found = self._open[project_id] = opened
             return found
 
+    def usage(self, project_id: str) -> StorageUsage:
+        """``storage_usage(payloads=False)`` of the project, read at most once per ``USAGE_TTL_S``."""
+        found = self._usage.get(project_id)
+        if found is None or time.monotonic() - found[0] > USAGE_TTL_S:
+            found = self._usage[project_id] = (time.monotonic(),
+                                               self.storage(project_id).storage_usage(payloads=False))
+        return found[1]
+
     def app_for(self, project_id: str) -> App:
-        """The ``App`` of the project's root, with that project's configuration file."""
+        """The ``App`` of the project's root: that project's configuration file, this process's ``-c`` flags."""
         from ..app import App
         from ..config import load_config
 
@@ -58,7 +70,8 @@ class Scopes:
             found = self._apps.get(project_id)
             if found is None:
                 root = Path(self.ref(project_id).root)
-                config = load_config(project=root, env=self.app.config.env, plugins=self.app.plugins)
+                config = load_config(project=root, env=self.app.config.env, overrides=self.app.config.flags,
+                                     plugins=self.app.plugins)  # the command line's -c reaches every project
                 found = self._apps[project_id] = App(config, self.app.plugins)
             return found
 

@@ -108,8 +108,8 @@ def serve(app: App, port: int, *, open_browser: bool, announce: Callable[[str], 
     """Serve until SIGINT/SIGTERM; ``announce`` gets the one-time login URL once the socket listens."""
     import uvicorn
 
-    from ..daemon.files import ensure_token
     from ..daemon.server import bind_loopback
+    from ..daemon_client.files import ensure_token
 
     home = Path(app.config.home)
     lock = hold_instance(home)

@@ -7,7 +7,7 @@ the verbs themselves are the recall, memory, assembly and diagnostics functions 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from ..jsonable import to_jsonable
 if TYPE_CHECKING:
     from ..app import App
     from ..storage.contracts import ProjectStorage
-    from ..storage.models import ProjectRef
+    from ..storage.models import ProjectRef, StorageUsage
 
 RESTORE_MAX_TOKENS = 4000
 RESTORE_LIMIT = 12
@@ -51,17 +51,20 @@ class ContextPreview:
 
 
 def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: int | None) -> ContextPreview:
-    from ..assembly import assemble_context
+    """The ``context`` verb's result for the session, one item per summary or message it holds, and what the
+    SessionStart hook restores (``daemon.operations.restore`` with the project's memories)."""
     from ..daemon.operations import restore
     from ..memory.hints import session_memories
     from ..memory.scope import MemoryScope
     from ..operations.browse import segments
+    from ..operations.context import ContextRequest, context
 
-    conversation = segments(storage, session_id)[-1]
+    segments(storage, session_id)  # exactly this session: a permalink never resolves a prefix
     default = int(app.config.get("compaction.context_budget_tokens"))
-    context = assemble_context(app, storage, conversation.conversation_id, budget_tokens=budget or default)
-    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(context.summary_ids)}
-    messages = {m.message_id: m for m in storage.conversations.get_messages(context.message_ids)}
+    found = context(app, ContextRequest(session_id, budget or default), storage=storage)
+    assembled = found.assembled
+    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(assembled.summary_ids)}
+    messages = {m.message_id: m for m in storage.conversations.get_messages(assembled.message_ids)}
     tail = int(app.config.get("compaction.fresh_tail_count"))
     fresh = set(sorted(messages, key=lambda i: messages[i].seq)[-tail:]) if tail else set()
     timed = [(s.earliest_at or s.created_at, ContextItemView("summary", s.summary_id, s.token_count, False))
@@ -72,10 +75,10 @@ def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: 
     start = restore(storage, session_id, max_tokens=RESTORE_MAX_TOKENS, limit=RESTORE_LIMIT, source="startup",
                     memories=memories)
     return ContextPreview(
-        project_id=storage.project_id, session_id=session_id, budget=context.budget, default_budget=default,
-        token_estimate=context.token_estimate, fresh_tail_tokens=context.fresh_tail_tokens,
-        over_budget=context.over_budget, items=tuple(v for _, v in sorted(timed, key=lambda t: (t[0], t[1].id))),
-        messages=tuple(context.messages), session_start=start,
+        project_id=storage.project_id, session_id=session_id, budget=assembled.budget, default_budget=default,
+        token_estimate=assembled.token_estimate, fresh_tail_tokens=assembled.fresh_tail_tokens,
+        over_budget=assembled.over_budget, items=tuple(v for _, v in sorted(timed, key=lambda t: (t[0], t[1].id))),
+        messages=tuple(found.to_json()["messages"]), session_start=start,
     )
 
 
@@ -103,29 +106,29 @@ class SearchPage:
     """The hits as ``lcm grep --json`` gives them."""
 
 
-def search_page(storage: ProjectStorage, query: str) -> SearchPage:
-    from ..recall.grep import grep
-    from ..recall.results import iso, result_row
-    from ..recall.search import search
+def search_page(app: App, query: str) -> SearchPage:
+    """The ``search`` and ``grep`` verbs on the project of ``app`` (one ``App`` per project root): every id
+    either list holds, with its rank in each."""
+    from ..operations.recall import GrepRequest, SearchRequest, grep, search
+    from ..recall.results import iso
 
+    project_id = app.project_ref().project_id
     if not query.strip():
-        return SearchPage(storage.project_id, query, (), (), {})
-    ranked = search(storage, query, limit=SEARCH_LIMIT)
-    found = grep(storage, query, limit=GREP_LIMIT)
-    grep_hits = [h for g in found.groups for h in g.hits] + list(found.summary_hits)
+        return SearchPage(project_id, query, (), (), {})
+    ranked = search(app, SearchRequest(query, limit=SEARCH_LIMIT))
+    found = grep(app, GrepRequest(query, mode="full_text", limit=GREP_LIMIT))
+    grep_hits = [h for r in found.results for g in r.groups for h in g.hits] + [
+        h for r in found.results for h in r.summary_hits]
     grep_rank = {h.id: n for n, h in enumerate(sorted(grep_hits, key=lambda h: (-h.score, h.id)), 1)}
     rows: dict[str, SearchRow] = {}
-    for r in ranked:
+    for r in ranked.ranked:
         rows[r.hit.id] = SearchRow(r.hit.id, r.hit.kind, r.rank, grep_rank.get(r.hit.id), r.hit.snippet,
                                    r.hit.session_id, iso(r.hit.created_at))
     for h in grep_hits:
         if h.id not in rows:
             rows[h.id] = SearchRow(h.id, h.kind, None, grep_rank[h.id], h.snippet, h.session_id, iso(h.created_at))
     ordered = sorted(rows.values(), key=lambda r: (r.search_rank or 10**6, r.grep_rank or 10**6, r.id))
-    return SearchPage(storage.project_id, query, tuple(ordered),
-                      tuple(result_row(r, with_project=False) for r in ranked),
-                      {"total": found.total, "groups": to_jsonable(found.groups),
-                       "summary_hits": to_jsonable(found.summary_hits)})
+    return SearchPage(project_id, query, tuple(ordered), tuple(ranked.to_json()["results"]), found.to_json())
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +159,9 @@ class MemoriesPage:
 
 def memories_page(storage: ProjectStorage, page: int) -> MemoriesPage:
     from ..memory import actions
-    from ..memory.lineage import parse
     from ..memory.scope import MemoryScope
     from ..recall.results import iso
+    from ..storage.lineage import parse
 
     scope = MemoryScope(storage, False)
     listed = storage.promoted_memory.list_memories(include_archived=True)
@@ -221,7 +224,8 @@ class HealthPage:
     projects: tuple[ProjectHealth, ...]
 
 
-def health_page(app: App, refs: Sequence[ProjectRef], open_storage: Any) -> HealthPage:
+def health_page(app: App, refs: Sequence[ProjectRef], storage_of: Callable[[str], ProjectStorage],
+                usage_of: Callable[[str], StorageUsage]) -> HealthPage:
     """``lcm doctor`` and ``lcm status`` of the explorer's ``LCM_HOME``, and per project what was redacted,
     the last audit and whether ``lcm vacuum`` would give space back."""
     from ..diagnostics import FREE_SPACE_MIN_BYTES, FREE_SPACE_SHARE, run_checks, status_snapshot
@@ -230,8 +234,7 @@ def health_page(app: App, refs: Sequence[ProjectRef], open_storage: Any) -> Heal
     checks = tuple(to_jsonable(c) for c in run_checks(app, os.environ))
     projects = []
     for ref in refs:
-        storage = open_storage(ref.project_id)
-        usage = storage.storage_usage(payloads=False)
+        storage, usage = storage_of(ref.project_id), usage_of(ref.project_id)
         mark = last_audit(app.config.home, ref.project_id)
         wasteful = usage.free_bytes >= FREE_SPACE_MIN_BYTES and usage.free_bytes >= FREE_SPACE_SHARE * usage.total_bytes
         projects.append(ProjectHealth(
