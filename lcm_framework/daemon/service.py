@@ -213,9 +213,15 @@ class DaemonService:
         previous = await self.run(box.previous_tool_event, item)
         scrubber = project_scrubber(app)
 
-        def learn() -> int | None:
+        def learn() -> list[int]:
+            from ..sync.learning import EDIT_TOOLS, co_edited_here
+
             with app.project(project) as storage:
-                return fail_then_fix(storage, item, previous, lambda text: scrubber.scrub_text(text)[0])
+                fixed = fail_then_fix(storage, item, previous, lambda text: scrubber.scrub_text(text)[0])
+                found = [] if fixed is None else [fixed]
+                if not app.storage.capabilities.passive_inbox:  # with an inbox, co-edits are counted team-wide
+                    found += co_edited_here(storage, item, box.tool_events(str(project), sorted(EDIT_TOOLS)))
+                return found
 
         return await self.run(learn)
 

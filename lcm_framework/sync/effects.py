@@ -3,12 +3,12 @@
 ``effect_of`` reads a delivered payload strictly: an unsupported transport version or a payload of the
 wrong shape is a DataValidationError, which the worker counts as a failed application (retried, then
 quarantined). ``team_learning`` runs in the same fenced transaction as the applied transition: a pair of
-files edited together in ``CO_EDIT_SESSIONS`` sessions (on any machine) becomes one memory candidate.
+files edited together in ``CO_EDIT_SESSIONS`` sessions (on any machine) becomes one memory candidate
+(``learning.remember_co_edit``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -16,11 +16,7 @@ from ..errors import DataValidationError
 from ..outbox import TRANSPORT_VERSION
 from ..storage.contracts import Repositories
 from ..storage.inbox import InboxClaim, PassiveEffect
-from ..storage.models import NewMemory
-
-CO_EDIT_SESSIONS = 3
-CANDIDATE_CONFIDENCE = 0.3
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "edit", "write"})
+from .learning import CO_EDIT_SESSIONS, EDIT_TOOLS, remember_co_edit
 
 
 def _invalid(message: str, code: str) -> DataValidationError:
@@ -74,14 +70,7 @@ def team_learning(repos: Repositories, claim: InboxClaim, effect: PassiveEffect)
             if sessions < CO_EDIT_SESSIONS or pair in seen:
                 continue
             seen.add(pair)
-            tag = "co-edit:" + hashlib.sha256("\n".join(pair).encode()).hexdigest()[:16]
-            if repos.promoted_memory.list_memories(include_archived=True, tag=tag):
-                continue
-            lineage = {"kind": "co_edit", "files": list(pair), "sessions": sessions, "events": [claim.event_uuid]}
-            memory = repos.promoted_memory.create_memory(NewMemory(
-                content=f"{pair[0]} and {pair[1]} are usually changed together ({sessions} sessions across the "
-                        "team edited both)",
-                tags=("passive", "co-edit", tag), confidence=CANDIDATE_CONFIDENCE,
-                metadata=json.dumps(lineage, sort_keys=True)))
-            created.append(memory.memory_id)
+            found = remember_co_edit(repos.promoted_memory, pair, sessions, [claim.event_uuid], team=True)
+            if found is not None:
+                created.append(found)
     return created

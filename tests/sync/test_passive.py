@@ -122,7 +122,8 @@ def test_a_post_tool_use_command_or_error_never_reaches_the_outbox_file_with_a_t
         assert secret.encode() not in stored, secret
 
 
-def test_a_solo_user_on_sqlite_learns_a_fix_through_real_hooks_with_no_team_configuration(tmp_path: Path) -> None:
+def test_a_solo_user_on_sqlite_learns_a_fix_and_co_edits_through_real_hooks_with_no_team_configuration(
+        tmp_path: Path) -> None:
     home, project = tmp_path / "lcm-home", (tmp_path / "proj").resolve()
     (project / ".git").mkdir(parents=True)
     port = free_port()
@@ -140,10 +141,21 @@ def test_a_solo_user_on_sqlite_learns_a_fix_through_real_hooks_with_no_team_conf
         done = lcm("hook", "PostToolUse", stdin=json.dumps(hook))
         assert done.returncode == 0 and done.stderr == "", done.stderr
 
+    def edit(session: str) -> None:
+        hook = {"session_id": session, "transcript_path": str(project / "t.jsonl"), "cwd": str(project),
+                "hook_event_name": "PostToolUse", "tool_name": "MultiEdit",
+                "tool_input": {"file_path": str(project / "api.py"), "edits": [
+                    {"file_path": str(project / "api.py")}, {"file_path": str(project / "schema.py")}]},
+                "tool_response": {"success": True}}
+        done = lcm("hook", "PostToolUse", stdin=json.dumps(hook))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+
     daemon = DaemonProcess(home, port).start(timeout=60)
     try:
         bash("pytest tests/test_api.py", 1, "E   ModuleNotFoundError: No module named 'orders'")
         bash("pytest --import-mode=importlib tests/test_api.py", 0)
+        for session in ("s1", "s2", "s1", "s3"):  # the two files edited together in three sessions
+            edit(session)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with Outbox(outbox_path(home)) as box:
@@ -153,14 +165,17 @@ def test_a_solo_user_on_sqlite_learns_a_fix_through_real_hooks_with_no_team_conf
             time.sleep(0.2)
     finally:
         daemon.stop()
-    assert [e.delivery for e in events] == ["local_only", "local_only"]  # nothing will ever leave the machine
+    assert {e.delivery for e in events} == {"local_only"} and len(events) == 6  # nothing will ever leave
     listed = lcm("memory", "list", "--tag", "fix", "--json")
     (memory,) = json.loads(listed.stdout)["memories"]
     assert memory["content"].startswith("After `pytest tests/test_api.py` failed (E   ModuleNotFoundError")
     assert memory["content"].endswith("`pytest --import-mode=importlib tests/test_api.py` worked.")
-    assert json.loads(memory["metadata"])["events"] == [e.uuid for e in events]  # lineage: both hook events
+    assert json.loads(memory["metadata"])["events"] == [e.uuid for e in events[:2]]  # lineage: both hook events
+    (co_edit,) = json.loads(lcm("memory", "list", "--tag", "co-edit", "--json").stdout)["memories"]
+    assert co_edit["content"] == "api.py and schema.py are usually changed together (3 sessions edited both)"
+    assert json.loads(co_edit["metadata"])["events"] == [events[-1].uuid]  # the edit that made it three
     status = json.loads(lcm("sync", "status", "--json").stdout)
-    assert status["verdict"] == "solo" and status["local"]["by_state"] == {"local_only": 2}
+    assert status["verdict"] == "solo" and status["local"]["by_state"] == {"local_only": 6}
     assert json.loads(lcm("status", "--json").stdout)["sync"]["verdict"] == "solo"
     (check,) = [c for c in json.loads(lcm("doctor", "--json").stdout)["checks"] if c["name"] == "sync"]
     assert check["status"] == "ok" and "local only" in check["detail"]
