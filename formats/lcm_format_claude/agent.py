@@ -4,7 +4,8 @@ Claude Code reads user hooks from ``$CLAUDE_CONFIG_DIR/settings.json``
 (default ``~/.claude``) and user-scope MCP servers from ``.claude.json`` next
 to that directory (``claude mcp add -s user`` writes there; it ignores
 ``mcpServers`` in settings.json). Its hook commands carry no ``--agent``: the
-command lines ``lcm install`` has always written stay recognisable.
+command lines ``lcm install`` has always written stay recognisable; they name
+its hook protocol (``hooks.py``: Claude Code's hook JSON and how it takes context).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from lcm_framework.plugin_api.agents import (
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
           HookEvent("SubagentStop", 5), HookEvent("PreCompact", 10), HookEvent("SessionEnd", 5),
           HookEvent("PostToolUse", 5))
+HOOK_PROTOCOL = "lcm_format_claude.hooks"
 
 
 class ClaudeCode:
@@ -42,6 +44,7 @@ class ClaudeCode:
     display_name = "Claude Code"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = ("claude-code/claude-jsonl/v1",)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         given = env.get("CLAUDE_CONFIG_DIR")
@@ -62,7 +65,7 @@ class ClaudeCode:
 
         def hooks(data: dict[str, Any]) -> list[str]:
             if install:
-                jsonfile.add_hooks(data, hook_entries(EVENTS))
+                jsonfile.add_hooks(data, hook_entries(EVENTS, "--protocol", HOOK_PROTOCOL))
             else:
                 jsonfile.remove_hooks(data)
                 jsonfile.remove_mcp_server(data, MCP_NAME)

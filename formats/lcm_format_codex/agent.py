@@ -35,6 +35,7 @@ from . import trust
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
           HookEvent("PreCompact", 10), HookEvent("SessionEnd", 3), HookEvent("PostToolUse", 5))
 MCP_TABLE = ("mcp_servers", "lcm")
+HOOK_PROTOCOL = "lcm_format_codex.hooks"
 
 
 class Codex:
@@ -42,6 +43,7 @@ class Codex:
     display_name = "Codex"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = ("codex/codex-jsonl/v1",)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         """``$CODEX_HOME`` canonicalized as Codex does (its hook trust keys hold this path), else ``~/.codex``."""
@@ -58,7 +60,7 @@ class Codex:
 
         def hooks(data: dict[str, Any]) -> list[str]:
             if install:
-                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name))
+                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, "--protocol", HOOK_PROTOCOL))
             else:
                 jsonfile.remove_hooks(data)
             return []

@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..daemon_client.client import DaemonClient, DaemonRequestError, DaemonUnavailable
+from .events import PROMPT, SESSION_START, action_of
 from .payload import AGENT_NAME, MAX_STDIN_BYTES, HookInput, PayloadError, parse
 from .settings import DEFAULT_AUTOSTART, DEFAULT_PORT, HookSettings, hook_settings
+
+if TYPE_CHECKING:
+    from ..agents.contracts import HookProtocol
 
 BUDGET_S = 2.0
 STDIN_WAIT_S = 2.0
@@ -28,21 +33,36 @@ SESSION_START_BUDGET_S = 4.0
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-USAGE = "usage: lcm hook EVENT [--agent NAME] [--timeout SECONDS] [--flat-context]"
+USAGE = "usage: lcm hook EVENT [--agent NAME] [--protocol MODULE] [--timeout SECONDS] [--flat-context]"
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class HookArgs:
+    """``lcm hook``'s arguments (a plain class: the hook runs on every turn)."""
+
+    __slots__ = ("agent", "event", "flat", "protocol", "timeout_s")
+
+    def __init__(self, event: str, agent: str | None = None, timeout_s: float | None = None, flat: bool = False,
+                 protocol: str | None = None) -> None:
+        self.event = event
+        self.agent = agent
+        self.timeout_s = timeout_s
+        self.flat = flat
+        self.protocol = protocol
 
 
 def main(argv: Sequence[str], *, stdin: BinaryIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    """Parse ``EVENT [--agent A] [--timeout S] [--flat-context]`` by hand (argparse would import shutil on this
-    hot path)."""
+    """Parse ``EVENT [--agent A] [--protocol M] [--timeout S] [--flat-context]`` by hand (argparse would import
+    shutil on this hot path)."""
     err = stderr or sys.stderr
     try:
-        event, agent, timeout_s, flat = parse_args(argv)
+        args = parse_args(argv)
     except ValueError as exc:
         _warn(err, f"{exc}; {USAGE}")
         return 0
     raw = stdin.read() if stdin is not None else read_stdin(err)
-    return run(event, agent, raw, timeout_s=timeout_s, out=stdout or sys.stdout, err=err, flat=flat)
+    return run(args, raw, out=stdout or sys.stdout, err=err)
 
 
 def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STDIN_WAIT_S) -> bytes:
@@ -71,10 +91,12 @@ def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STD
     return b"".join(chunks)
 
 
-def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None, bool]:
-    """``EVENT``, the agent (None when the command names none), the timeout and ``--flat-context``."""
+def parse_args(argv: Sequence[str]) -> HookArgs:
+    """``EVENT``, the agent (None when the command names none), its protocol module, the timeout and
+    ``--flat-context``."""
     args = list(argv)
     agent: str | None = None
+    protocol: str | None = None
     timeout_s: float | None = None
     flat = False
     positional: list[str] = []
@@ -83,7 +105,7 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None, bool
         name, eq, value = arg.partition("=")
         if arg == "--flat-context":
             flat = True
-        elif name in ("--agent", "--timeout"):
+        elif name in ("--agent", "--timeout", "--protocol"):
             if not eq:
                 if not args:
                     raise ValueError(f"{name} needs a value")
@@ -92,6 +114,10 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None, bool
                 if not AGENT_NAME.fullmatch(value):
                     raise ValueError("--agent must be an agent name (lower-case letters, digits, - and _)")
                 agent = value
+            elif name == "--protocol":
+                if not MODULE_NAME.fullmatch(value):
+                    raise ValueError("--protocol must be a Python module name")
+                protocol = value
             else:
                 try:
                     timeout_s = float(value)
@@ -105,24 +131,56 @@ def parse_args(argv: Sequence[str]) -> tuple[str, str | None, float | None, bool
             positional.append(arg)
     if len(positional) != 1:
         raise ValueError("expected exactly one EVENT")
-    return positional[0], agent, timeout_s, flat
+    return HookArgs(positional[0], agent, timeout_s, flat, protocol)
 
 
-def run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None = None, out: TextIO, err: TextIO,
-        env: Mapping[str, str] | None = None, flat: bool = False) -> int:
-    """Handle one hook event; returns 0 whatever happens (an unexpected error is one warning line). ``flat``:
-    print the context as a top-level ``additionalContext`` (see ``emit_context``)."""
+def run(args: HookArgs, raw: bytes, *, out: TextIO, err: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """Handle one hook event; returns 0 whatever happens (an unexpected error is one warning line)."""
     try:
-        _run(event, agent, raw, timeout_s=timeout_s, out=out, err=err, env=env, flat=flat)
+        _run(args, raw, out=out, err=err, env=env)
     except Exception as exc:  # the promise to the agent: exit 0, no traceback
-        _warn(err, f"{event}: hook failed ({type(exc).__name__}: {str(exc)[:200]})")
+        _warn(err, f"{args.event}: hook failed ({type(exc).__name__}: {str(exc)[:200]})")
     return 0
 
 
-def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, out: TextIO, err: TextIO,
-         env: Mapping[str, str] | None, flat: bool) -> None:
+def load_protocol(module: str) -> HookProtocol:
+    """The ``PROTOCOL`` of an agent plugin's hook protocol module (imported alone: no plugin is loaded)."""
+    import importlib
+
+    found: HookProtocol = importlib.import_module(module).PROTOCOL
+    return found
+
+
+class _Answer:
+    """How this hook call prints context: through the agent's protocol, else LCM's own JSON."""
+
+    __slots__ = ("flat", "protocol")
+
+    def __init__(self, protocol: HookProtocol | None, flat: bool) -> None:
+        self.protocol = protocol
+        self.flat = flat
+
+    def text(self, event: str, context: str) -> str:
+        if self.protocol is not None:
+            line = self.protocol.answer(event, context)
+            return line if line.endswith("\n") else line + "\n"
+        document = {"additionalContext": context} if self.flat else \
+            {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+        return json.dumps(document) + "\n"
+
+
+def _run(args: HookArgs, raw: bytes, *, out: TextIO, err: TextIO, env: Mapping[str, str] | None) -> None:
+    event = args.event
+    protocol = None
+    if args.protocol is not None:
+        try:
+            protocol = load_protocol(args.protocol)
+        except Exception as exc:  # a missing or broken plugin: LCM's own hook JSON, and a warning
+            _warn(err, f"{event}: hook protocol {args.protocol} unusable ({type(exc).__name__}: "
+                       f"{str(exc)[:200]}); reading LCM's own hook JSON")
+    answer = _Answer(protocol, args.flat)
     try:
-        hook = parse(raw, event=event, agent=agent)
+        hook = parse(raw, event=event, agent=args.agent, protocol=protocol)
     except PayloadError as exc:
         _warn(err, f"ignored {event} hook input: {exc}")
         return
@@ -140,40 +198,37 @@ def _run(event: str, agent: str | None, raw: bytes, *, timeout_s: float | None, 
     if "tool_facts" in payload:  # a passive event: durable in the outbox at once, promoted by the daemon
         _capture(settings, hook, payload, err)
         return
-    budget = timeout_s or (SESSION_START_BUDGET_S if hook.event == "SessionStart" else BUDGET_S)
+    budget = args.timeout_s or (SESSION_START_BUDGET_S if hook.event == SESSION_START else BUDGET_S)
     client = DaemonClient.for_home(settings.home, settings.port, timeout_s=budget)
     body: dict[str, Any] = {"event": hook.event, "payload": payload}
-    if hook.event == "UserPromptSubmit" and hook.prompt:
+    if hook.event == PROMPT and hook.prompt:
         body["prompt"] = hook.prompt
     try:
-        answer = client.post("/hook", body)
+        reply = client.post("/hook", body)
     except DaemonUnavailable as exc:
         _fallback(settings, hook, payload, err, reason=str(exc), start=True)
-        _restore_locally(settings, hook, out, err, env, flat)
+        _restore_locally(settings, hook, out, err, env, answer)
         return
     except DaemonRequestError as exc:
         if exc.status in RETRYABLE_STATUS:
             _fallback(settings, hook, payload, err, reason=str(exc), start=False)
-            _restore_locally(settings, hook, out, err, env, flat)
+            _restore_locally(settings, hook, out, err, env, answer)
         else:
             _warn(err, f"{hook.event}: {exc}")
         return
-    if hook.event in ("SessionStart", "UserPromptSubmit"):
-        emit_context(answer, out, err, hook.event, flat=flat)
+    if action_of(hook.event).answers:
+        emit_context(reply, out, err, hook.event, answer)
 
 
-def emit_context(answer: Mapping[str, Any], out: TextIO, err: TextIO, event: str = "SessionStart", *,
-                 flat: bool = False) -> None:
-    """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way agents
-    inject hook output (``hookSpecificOutput.additionalContext`` JSON, or ``{"additionalContext": ...}`` when
-    ``flat``, for agents that read it at the top level); nothing when there is nothing to add.
+def emit_context(reply: Mapping[str, Any], out: TextIO, err: TextIO, event: str, answer: _Answer) -> None:
+    """Print the restored context (SessionStart) or the prompt's recall (UserPromptSubmit) the way the agent
+    reads hook output (its protocol's ``answer``; without one LCM's ``hookSpecificOutput.additionalContext``
+    JSON, or ``{"additionalContext": ...}`` with ``--flat-context``); nothing when there is nothing to add.
     An output pipe the agent already closed costs a warning, not a traceback."""
-    text = str((answer.get("restore") or answer.get("recall") or {}).get("context") or "")
+    text = str((reply.get("restore") or reply.get("recall") or {}).get("context") or "")
     if not text:
         return
-    document = {"additionalContext": text} if flat else \
-        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    line = json.dumps(document) + "\n"
+    line = answer.text(event, text)
     try:
         out.write(line)
         out.flush()
@@ -235,9 +290,9 @@ def _capture(settings: HookSettings, hook: HookInput, payload: dict[str, Any], e
 
 
 def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: TextIO,
-                     env: Mapping[str, str] | None, flat: bool) -> None:
+                     env: Mapping[str, str] | None, answer: _Answer) -> None:
     """SessionStart with the daemon unavailable: print the context read directly from storage."""
-    if hook.event != "SessionStart" or settings.project is None:
+    if action_of(hook.event).action != "restore" or settings.project is None:
         return
     try:
         from .local_restore import restored_context
@@ -247,7 +302,7 @@ def _restore_locally(settings: HookSettings, hook: HookInput, out: TextIO, err: 
     except Exception as exc:  # storage down too: the agent starts without restored context
         _warn(err, f"SessionStart: no restored context ({type(exc).__name__}: {exc})")
         return
-    emit_context({"restore": {"context": text}}, out, err, flat=flat)
+    emit_context({"restore": {"context": text}}, out, err, hook.event, answer)
 
 
 def _warn(err: TextIO, message: str) -> None:

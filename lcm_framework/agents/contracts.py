@@ -1,19 +1,20 @@
 """What an agent integration plugin provides (registered through ``lcm_register_agents``).
 
 An integration knows one coding agent: where its settings, hooks and MCP
-configuration live, which of LCM's hook events it can send and how long each
-may take, how to add LCM's hooks and MCP server there (and remove exactly
-them again), and which transcript formats its sessions are written in (the
-format's ``default_roots`` and ``SubagentFormat.companions`` locate the
-session files and their sub-agent files).
+configuration live, which of LCM's hook events it can send (under its own
+event names) and how long each may take, how to add LCM's hooks and MCP
+server there (and remove exactly them again), how its hook JSON reads and how
+it takes context back (its ``HookProtocol``), and which transcript formats
+its sessions are written in (the format's ``default_roots`` and
+``SubagentFormat.companions`` locate the session files and their sub-agent
+files).
 
-The hook itself needs nothing from the plugin: the agent runs
-``lcm hook EVENT [--agent NAME]`` with its hook JSON on stdin, and ``lcm hook``
-reads the fields every supported agent sends (``session_id``,
-``transcript_path``, ``cwd``, ``hook_event_name`` and the event fields listed
-in ``agent_hooks.payload.EXTRA_FIELDS``) without loading any plugin, because it
-runs on every turn. An integration whose agent names an event differently
-installs LCM's command under the agent's own name (``HookEvent.native``).
+The hook runs on every turn, so it loads no plugin: the agent runs
+``lcm hook EVENT --agent NAME --protocol MODULE`` with its hook JSON on stdin,
+and ``lcm hook`` imports only ``MODULE`` (the integration's ``hook_protocol``,
+written into the command by ``lcm install``) to read that JSON as LCM's hook
+JSON and to answer the agent. The core knows LCM's own events only
+(``agent_hooks.events``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..installer.changes import FileChange
@@ -30,8 +31,10 @@ if TYPE_CHECKING:
 class HookEvent:
     """One hook LCM installs: LCM's event, its time limit, and the agent's own name for it when different.
 
-    ``event`` is one the daemon handles (``daemon.service.HOOK_EVENTS``: SessionStart, UserPromptSubmit,
-    Stop, SubagentStop, PreCompact, PostCompact, SessionEnd, and the passive PostToolUse)."""
+    ``event`` is one of LCM's own (``agent_hooks.events.EVENTS``: SessionStart, UserPromptSubmit, Stop,
+    SubagentStop, PreCompact, PostCompact, SessionEnd, and the passive PostToolUse); ``native`` is the agent's
+    name for it. Several native events may carry one LCM event (e.g. a tool call that worked and one that
+    failed)."""
 
     event: str
     timeout_s: int
@@ -53,6 +56,27 @@ class AgentStatus:
     problems: tuple[str, ...] = ()
 
 
+class HookProtocol(Protocol):
+    """How one agent's hooks talk: its hook JSON read as LCM's, and LCM's context given back as it reads it.
+
+    ``lcm hook`` imports the object as ``PROTOCOL`` from the integration's ``hook_protocol`` module on every
+    hook call, so that module imports nothing heavy (``lcm_framework.plugin_api`` only under TYPE_CHECKING).
+    """
+
+    def read(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        """The agent's hook JSON for LCM's ``event`` as LCM's hook JSON: ``session_id``, ``transcript_path``,
+        ``cwd``, ``hook_event_name``, ``prompt`` and the event fields of ``agent_hooks.payload.EXTRA_FIELDS``
+        (a sub-agent's own transcript is ``subagent_transcript_path``); for PostToolUse the call as
+        ``tool_name``, ``tool_input`` (object), ``tool_response`` (object or text) and, when the agent says
+        so outright, ``tool_status`` (``ok``, ``error`` or ``exit N``) and ``tool_error`` (text). The core
+        caps, redacts and checks every value; nothing else is kept."""
+        ...
+
+    def answer(self, event: str, context: str) -> str:
+        """The text ``lcm hook`` prints so the agent adds ``context`` (SessionStart, UserPromptSubmit)."""
+        ...
+
+
 class AgentIntegration(Protocol):
     """A coding agent LCM can be installed into (``lcm install NAME``, ``lcm hook EVENT --agent NAME``)."""
 
@@ -62,6 +86,9 @@ class AgentIntegration(Protocol):
     events: Sequence[HookEvent]
     transcript_formats: Sequence[str]
     """Identifiers of the transcript formats the agent writes (``lcm_register_formats``)."""
+    hook_protocol: str
+    """The importable module whose ``PROTOCOL`` (a ``HookProtocol``) reads the agent's hooks; ``lcm install``
+    writes it into each hook command (``--protocol MODULE``)."""
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         """The directory holding the agent's user-level settings, hooks and MCP configuration."""

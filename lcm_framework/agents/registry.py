@@ -40,8 +40,3 @@ def integration(name: str, plugins: Plugins | None = None) -> AgentIntegration:
 def describe(agents: dict[str, AgentIntegration]) -> str:
     """``name (Display Name), ...`` for help texts."""
     return ", ".join(f"{name} ({agent.display_name})" for name, agent in agents.items()) or "none registered"
-
-
-def hook_events(agents: dict[str, AgentIntegration]) -> list[str]:
-    """Every event some registered agent sends to ``lcm hook``, in the order the integrations list them."""
-    return list(dict.fromkeys(e.event for agent in agents.values() for e in agent.events))

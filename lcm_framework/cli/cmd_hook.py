@@ -1,4 +1,4 @@
-"""``lcm hook EVENT [--agent NAME]``: the command agents run on their hook events.
+"""``lcm hook EVENT [--agent NAME] [--protocol MODULE]``: the command agents run on their hook events.
 
 ``lcm hook ...`` normally takes the fast path in ``cli/main.py`` (no plugin
 loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...`` and
@@ -14,15 +14,20 @@ from ..kernel.extensions import CommandSpec
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..agents.registry import describe, hook_events, registered
+    from ..agent_hooks.events import EVENTS
+    from ..agents.registry import describe, registered
 
     agents = registered()
-    parser.add_argument("event", help=f"the agent's hook event: {', '.join(hook_events(agents))} (any other "
-                                      "event ingests the session's transcript)")
+    parser.add_argument("event", help=f"LCM's hook event: {', '.join(EVENTS)} (an agent's integration installs "
+                                      "each under the agent's own event name; any other event ingests the "
+                                      "session's transcript)")
     parser.add_argument("--agent", choices=list(agents), default=None,
                         help=f"the agent sending the event, one of the registered integrations: {describe(agents)} "
                              "(as agents run it, the hook loads no plugin and passes on any well-formed name, which "
                              "the daemon only records)")
+    parser.add_argument("--protocol", default=None, metavar="MODULE",
+                        help="the agent integration's hook protocol module (lcm install writes it): it reads the "
+                             "agent's hook JSON and writes the context the way the agent reads it")
     parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
     parser.add_argument("--flat-context", action="store_true",
                         help="print the context as a top-level additionalContext (agents that read it there)")
@@ -34,13 +39,13 @@ def run(args: argparse.Namespace, app: App) -> int:
     import os
     import sys
 
-    from ..agent_hooks.runner import read_stdin
+    from ..agent_hooks.runner import HookArgs, read_stdin
     from ..agent_hooks.runner import run as run_hook
 
     env = {**os.environ, "LCM_DAEMON_PORT": str(app.config.get("daemon.port")),
            "LCM_DAEMON_AUTOSTART": "true" if app.config.get("daemon.autostart") else "false"}
-    return run_hook(args.event, args.agent, read_stdin(sys.stderr), timeout_s=args.timeout,
-                    out=sys.stdout, err=sys.stderr, env=env, flat=args.flat_context)
+    hook = HookArgs(args.event, args.agent, args.timeout, args.flat_context, args.protocol)
+    return run_hook(hook, read_stdin(sys.stderr), out=sys.stdout, err=sys.stderr, env=env)
 
 
 COMMAND = CommandSpec(
@@ -49,7 +54,7 @@ COMMAND = CommandSpec(
     description=(
         "Reads an agent's hook JSON on stdin and forwards it to the daemon within one total time budget,\n"
         "once the daemon proved it holds this LCM_HOME's token. SessionStart prints the restored context\n"
-        "(hookSpecificOutput.additionalContext);\n"
+        "(the way --protocol says the agent reads it; else hookSpecificOutput.additionalContext);\n"
         "Stop ingests the new part of the transcript; PreCompact and SessionEnd ingest and compact.\n"
         "When the daemon or storage is unavailable the event goes to $LCM_HOME/outbox.db and the daemon\n"
         "(started in the background unless daemon.autostart = false) replays it. Never fails the agent."

@@ -12,11 +12,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from .. import __version__
+from ..agent_hooks.events import EVENTS
 from ..daemon_client.handshake import CHALLENGE, proof
 from ..diagnostics import project_stats
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
-from .service import HOOK_EVENTS, DaemonService, regular_file
+from .hook_call import HookCall
+from .service import DaemonService, regular_file
 
 PROJECT = Field("project", Path, required=True)
 SESSION = Field("session_id", str)
@@ -123,30 +125,27 @@ async def hook(request: Request) -> JSONResponse:
         Field("event", str, required=True), Field("payload", dict, required=True), Field("wait", bool),
         Field("prompt", str),
     ])
-    if body["event"] not in HOOK_EVENTS:
-        raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(HOOK_EVENTS))})")
+    if body["event"] not in EVENTS:
+        raise BadRequest(f"unknown hook event {body['event']!r} (known: {', '.join(sorted(EVENTS))})")
     service = service_of(request)
-    if body["event"] == "UserPromptSubmit" and body["prompt"]:
-        return JSONResponse(await prompt_hook(service, body["payload"], body["prompt"]))
-    if body["event"] == "SessionStart" or body["wait"]:
-        result = await service.hook(body["event"], body["payload"], wait=bool(body["wait"]))
+    call = HookCall.of(body["event"], body["payload"])
+    if call.action.answers and call.action.action != "restore" and body["prompt"]:
+        return JSONResponse(await prompt_hook(service, call, body["prompt"]))
+    if call.action.action == "restore" or body["wait"]:
+        result = await service.handle(call, wait=bool(body["wait"]))
         service.wake_consumer()  # the daemon is reachable again: drain what the outbox holds
         return JSONResponse(result)
-    return JSONResponse(await service.enqueue(body["event"], body["payload"]), status_code=202)
+    return JSONResponse(await service.enqueue(call), status_code=202)
 
 
-async def prompt_hook(service: DaemonService, payload: dict[str, Any], prompt: str) -> dict[str, Any]:
+async def prompt_hook(service: DaemonService, call: HookCall, prompt: str) -> dict[str, Any]:
     """UserPromptSubmit: queue the ingest as for any event, and answer with the recall for the prompt (which is
     never stored in the outbox)."""
     import asyncio
 
-    from .service import hook_project
-
-    session = payload.get("session_id")
-    recalling = asyncio.ensure_future(service.prompt_recall(hook_project(payload), prompt,
-                                                            session if isinstance(session, str) else None))
+    recalling = asyncio.ensure_future(service.prompt_recall(call.project, prompt, call.session_id))
     try:
-        queued = await service.enqueue("UserPromptSubmit", payload)
+        queued = await service.enqueue(call)
     except BaseException:
         recalling.cancel()
         raise

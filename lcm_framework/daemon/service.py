@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
-from ..errors import DataValidationError, LcmError, TranscriptError
+from ..errors import LcmError, TranscriptError
 from ..ingest.errors import IngestError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
-from ..paths import find_project_root, project_id_for
+from ..paths import project_id_for
 from . import operations
 from .consumer import DrainLoop, OutboxConsumer
+from .hook_call import HookCall, project_of
 from .projects import ProjectScopes
 
 if TYPE_CHECKING:
@@ -35,20 +36,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger("lcm.daemon")
 
-# What each agent hook event does. "restore" = reconcile then return the restored context.
-HOOK_EVENTS: dict[str, tuple[str, str | None]] = {
-    "SessionStart": ("restore", None),
-    "UserPromptSubmit": ("ingest", None),
-    "Stop": ("ingest", "incremental"),
-    "SubagentStop": ("ingest", None),
-    "PreCompact": ("ingest", "full"),
-    "PostCompact": ("ingest", None),
-    "SessionEnd": ("ingest", "full"),
-    "PostToolUse": ("passive", None),  # passive learning only (sync.learning); the next Stop ingests
-}
-# Events an agent sends before it writes a new session's transcript: a missing one is nothing to ingest yet
-# (a later event of the session ingests it), not an error.
-BEFORE_TRANSCRIPT = frozenset({"SessionStart", "UserPromptSubmit"})
 
 
 class DaemonService:
@@ -120,42 +107,44 @@ class DaemonService:
         except Exception as exc:  # best effort: compaction failures never break ingestion
             log.warning("background %s compaction of a session failed: %s", mode, _describe(exc))
 
-    async def enqueue(self, event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    async def enqueue(self, call: HookCall) -> dict[str, Any]:
         """Check a hook event, store it durably in the outbox and let the consumer process it.
 
         The hook gets its answer once the event is durable, without waiting
-        for the ingest (hooks stay fast whatever the transcript's size). An event of ``BEFORE_TRANSCRIPT``
-        whose transcript is not written yet is not stored (``"queued": None``).
+        for the ingest (hooks stay fast whatever the transcript's size). An event the agent sends before it
+        writes a new session's transcript (``EventAction.before_transcript``) whose transcript is not written
+        yet is not stored (``"queued": None``): a later event of the session ingests it.
         """
-        project = hook_project(payload)
-        path = hook_transcript(payload)
+        event, project, path = call.event, call.project, call.transcript
         if path is not None and not await self.run(regular_file, path):
-            if event in BEFORE_TRANSCRIPT:
+            if call.action.before_transcript:
                 return {"event": event, "project": str(project), "queued": None}
             raise TranscriptError("the transcript named by the hook does not exist")
-        stored = await self.run(_capture, self.config.home, event, {**payload, "project": str(project)})
+        stored = await self.run(_capture, self.config.home, event, call.payload)
         self.wake_consumer()
         return {"event": event, "project": str(project), "queued": stored.seq}
 
     async def hook(self, event: str, payload: Mapping[str, Any], *, wait: bool = False) -> dict[str, Any]:
+        """Handle one forwarded hook payload now (see ``handle``)."""
+        return await self.handle(HookCall.of(event, payload), wait=wait)
+
+    async def handle(self, call: HookCall, *, wait: bool = False) -> dict[str, Any]:
         """Handle one agent hook event (from the ``/hook`` route or the outbox)."""
-        action, compact_mode = HOOK_EVENTS.get(event, ("ingest", None))
-        project = hook_project(payload)
-        session_id = _text(payload.get("session_id"))
-        path = hook_transcript(payload)
+        event, project, session_id, path = call.event, call.project, call.session_id, call.transcript
+        action, compact_mode = call.action.action, call.action.compact
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
         if action == "passive":
             return result  # promoted from the outbox (``consume``), where the event is durable first
         if path is not None:
             if await self.run(regular_file, path):
-                agent = hook_transcript(payload, "agent_transcript_path")
+                agent = call.subagent_transcript
                 extra = [agent] if agent is not None and await self.run(_regular_or_absent, agent) else []
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
                                                 compact_mode=compact_mode, wait=wait, extra=extra))
-            elif event not in BEFORE_TRANSCRIPT:
+            elif not call.action.before_transcript:
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
-            result["restore"] = await self.restored(project, session_id, source=_text(payload.get("source")),
+            result["restore"] = await self.restored(project, session_id, source=call.source,
                                                     max_tokens=4000, limit=12)
         return result
 
@@ -203,12 +192,13 @@ class DaemonService:
 
     async def consume(self, item: OutboxEvent, box: Outbox) -> Any:
         """Promote one outbox event locally: a passive event's learning, any other event's hook work."""
-        if HOOK_EVENTS.get(item.event, ("ingest", None))[0] != "passive":
-            return await self.hook(item.event, item.payload)
+        call = HookCall.of(item.event, item.payload)
+        if call.action.action != "passive":
+            return await self.handle(call)
         from ..scrub.gate import project_scrubber
         from ..sync.learning import fail_then_fix
 
-        project = hook_project(item.payload)
+        project = call.project
         app = self.projects.app_for(project)
         previous = await self.run(box.previous_tool_event, item)
         scrubber = project_scrubber(app)
@@ -228,7 +218,7 @@ class DaemonService:
     async def _local_only(self, payload: Mapping[str, Any]) -> bool:
         """Whether the event's backend has no inbox (it will never be delivered); unknown: not local only."""
         try:
-            app = self.projects.app_for(hook_project(payload))
+            app = self.projects.app_for(project_of(payload))
             return not await self.run(lambda: app.storage.capabilities.passive_inbox)
         except LcmError:
             return False
@@ -320,35 +310,6 @@ def _regular_or_absent(path: Path) -> bool:
         return regular_file(path)
     except IngestError:
         return False
-
-
-def hook_project(payload: Mapping[str, Any]) -> Path:
-    """The project root of a hook event: its ``project`` field, else found from its ``cwd``."""
-    given = _text(payload.get("project"))
-    if given:
-        return Path(given)
-    cwd = _text(payload.get("cwd"))
-    if not cwd or not Path(cwd).is_absolute():
-        raise DataValidationError("hook payload needs an absolute cwd or project", backend="daemon",
-                                  domain="hooks")
-    return find_project_root(Path(cwd))
-
-
-def hook_transcript(payload: Mapping[str, Any], field: str = "transcript_path") -> Path | None:
-    """The transcript path of a hook event (must be absolute), or ``None`` when it names none.
-
-    ``agent_transcript_path`` is the sub-agent's own transcript a SubagentStop event names."""
-    given = _text(payload.get(field))
-    if given is None:
-        return None
-    path = Path(given)
-    if not path.is_absolute():
-        raise DataValidationError(f"{field} must be absolute", backend="daemon", domain="hooks")
-    return path
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _code(exc: BaseException) -> str:

@@ -15,17 +15,21 @@ from typing import Any
 
 from ..secret_shapes import redact_shapes
 
-PASSIVE_EVENTS = frozenset({"PostToolUse"})
 MAX_TEXT = 300
 MAX_FILES = 20
 MAX_PATH = 400
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
+_STATUS = re.compile(r"ok|error|exit -?[0-9]{1,6}")
+KINDS = frozenset({"shell", "edit"})
 
 
 def tool_facts(data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The facts of a PostToolUse hook input, or ``None`` when it names no tool."""
+    """The facts of a PostToolUse hook input in LCM's hook JSON (``tool_name``, ``tool_input``,
+    ``tool_response``, and the ``tool_status``/``tool_error``/``tool_kind`` an agent's protocol may give
+    outright), or ``None`` when it names no tool. ``kind`` (``shell`` or ``edit``) says what the tool is when
+    its agent says so: passive learning then needs no list of every agent's tool names."""
     tool = data.get("tool_name")
     if not isinstance(tool, str) or not tool:
         return None
@@ -33,7 +37,12 @@ def tool_facts(data: Mapping[str, Any]) -> dict[str, Any] | None:
     tool_input: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     answer = data.get("tool_response")
     response: Mapping[str, Any] = answer if isinstance(answer, Mapping) else {}
-    facts: dict[str, Any] = {"tool": tool[:64], "status": _status(response, answer)}
+    given_status = data.get("tool_status")
+    status = given_status if isinstance(given_status, str) and _STATUS.fullmatch(given_status) else \
+        _status(response, answer)
+    facts: dict[str, Any] = {"tool": tool[:64], "status": status}
+    if data.get("tool_kind") in KINDS:
+        facts["kind"] = data["tool_kind"]
     files = _files(tool_input)
     if files:
         facts["files"] = files
@@ -43,7 +52,9 @@ def tool_facts(data: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(command, str) and command.strip() and not _PATCH_FILE.search(command):
         facts["command"] = _capped(command.strip())
     if facts["status"] != "ok":
-        error = _error_text(response, answer)
+        given_error = data.get("tool_error")
+        error = given_error.strip() if isinstance(given_error, str) and given_error.strip() else \
+            _error_text(response, answer)
         if error:
             facts["error"] = _capped(error)
     return facts

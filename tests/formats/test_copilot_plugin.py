@@ -31,7 +31,7 @@ PACKAGE = CONTRIB / "lcm-format-copilot"
 SAMPLE = PACKAGE / "samples" / "events.jsonl"
 SESSION = "66481182-38be-4bc2-a1f8-aba31156ae83"
 SUBAGENT = "c37bac4a-26b5-490d-9e90-eb1f227c874d"
-EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "PreCompact": 10}
+EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "PreCompact": 10, "PostToolUse": 5}
 USER_MCP = {"mcpServers": {"docs": {"tools": ["*"], "type": "local", "command": "npx", "args": ["-y", "docs-mcp"]}}}
 
 
@@ -121,7 +121,7 @@ def test_install_writes_lcms_own_hooks_file_and_uninstall_restores_the_bytes(sit
     env = {"PYTHONPATH": str(site)}
 
     dry = run_lcm("install", "copilot", "--dry-run", env=env)
-    assert dry.returncode == 0 and "+++ " in dry.stdout and "--flat-context" in dry.stdout
+    assert dry.returncode == 0 and "+++ " in dry.stdout and "--protocol lcm_format_copilot.hooks" in dry.stdout
     assert not (root / "hooks").exists() and mcp.read_text() == original
 
     assert run_lcm("install", "copilot", env=env).returncode == 0
@@ -130,7 +130,7 @@ def test_install_writes_lcms_own_hooks_file_and_uninstall_restores_the_bytes(sit
     for event, timeout in EVENTS.items():
         ((handler,),) = [g["hooks"] for g in hooks["hooks"][event]]
         assert handler["type"] == "command" and handler["timeout"] == timeout
-        assert handler["command"].endswith(f"hook {event} --agent copilot --flat-context")
+        assert handler["command"].endswith(f"hook {event} --agent copilot --protocol lcm_format_copilot.hooks")
     servers = json.loads(mcp.read_text())["mcpServers"]
     assert servers["docs"] == USER_MCP["mcpServers"]["docs"]
     assert servers["lcm"]["type"] == "local" and servers["lcm"]["args"][-1] == "mcp"

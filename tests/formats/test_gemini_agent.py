@@ -21,7 +21,7 @@ SAMPLE = CONTRIB / "samples" / "session-2025-11-03T10-15-4a9c2e1f.jsonl"
 SESSION = "4a9c2e1f-6b3d-4e8a-9f1c-2d7b5e0a3c86"
 # Gemini CLI's event -> (LCM's event, timeout in milliseconds)
 EXPECTED = {"SessionStart": ("SessionStart", 10000), "BeforeAgent": ("UserPromptSubmit", 5000),
-            "AfterAgent": ("Stop", 5000), "SessionEnd": ("SessionEnd", 5000)}
+            "AfterAgent": ("Stop", 5000), "SessionEnd": ("SessionEnd", 5000), "AfterTool": ("PostToolUse", 5000)}
 # No PreCompress: Gemini CLI 0.61 fires it before every turn.
 USER_SETTINGS = {
     "ui": {"theme": "GitHub"},
@@ -53,7 +53,7 @@ def test_install_merges_into_gemini_settings_and_uninstall_restores_the_bytes(si
         (group,) = settings["hooks"][native]
         (handler,) = group["hooks"]
         assert handler["type"] == "command" and handler["name"] == "lcm" and handler["timeout"] == timeout_ms
-        assert handler["command"].endswith(f"hook {event} --agent gemini")
+        assert handler["command"].endswith(f"hook {event} --agent gemini --protocol lcm_format_gemini.hooks")
     server = settings["mcpServers"]["lcm"]
     assert set(server) == {"command", "args"} and server["args"][-1] == "mcp"  # stdio: no "type" in Gemini CLI
     assert os.access(server["command"], os.X_OK) or server["command"] == sys.executable

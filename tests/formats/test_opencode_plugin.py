@@ -254,7 +254,7 @@ def test_the_plugin_mirrors_the_session_and_runs_lcms_hooks_as_opencode_calls_it
     while record.read_text().count("\n") < 3 and time.monotonic() < deadline:
         time.sleep(0.1)
     calls = [line.split("\t", 1) for line in record.read_text().splitlines()]
-    assert [argv for argv, _ in calls] == [f"hook {e} --agent opencode" for e in
+    assert [argv for argv, _ in calls] == [f"hook {e} --agent opencode --protocol lcm_format_opencode.hooks" for e in
                                            ("SessionStart", "UserPromptSubmit", "Stop")]
     start, prompt, stop = (json.loads(payload) for _, payload in calls)
     path = str(data / "opencode" / "lcm-sessions" / f"{session['id']}.jsonl")

@@ -9,7 +9,8 @@ from typing import Any
 
 from tests.conftest import run_lcm
 
-EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "SubagentStop": 5, "PreCompact": 10, "SessionEnd": 5}
+EVENTS = {"SessionStart": 10, "UserPromptSubmit": 5, "Stop": 5, "SubagentStop": 5, "PreCompact": 10, "SessionEnd": 5,
+          "PostToolUse": 5}
 USER_SETTINGS: dict[str, Any] = {
     "ui": {"theme": "GitHub"},
     "hooks": {"PreToolUse": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./check.sh"}]}]},
@@ -37,7 +38,7 @@ def test_install_merges_into_qwen_settings_and_uninstall_restores_the_bytes(qwen
         (group,) = settings["hooks"][event]
         (handler,) = group["hooks"]
         assert (handler["type"], handler["name"], handler["timeout"]) == ("command", "lcm", timeout_s)  # seconds
-        assert handler["command"].endswith(f"hook {event} --agent qwen")
+        assert handler["command"].endswith(f"hook {event} --agent qwen --protocol lcm_format_qwen.hooks")
     server = settings["mcpServers"]["lcm"]
     assert server["args"][-1] == "mcp" and server["alwaysLoadTools"] is True  # no tool_search bridge for LCM
     assert settings["mcpServers"]["docs"] == USER_SETTINGS["mcpServers"]["docs"]

@@ -333,14 +333,16 @@ def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None
 
 
 def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
-    """The hook forwards SubagentStop's ``agent_transcript_path``; the daemon imports it after the session."""
+    """The hook forwards the sub-agent transcript Claude Code's SubagentStop names (``agent_transcript_path``, read
+    by its hook protocol); the daemon imports it after the session."""
     import asyncio
 
-    from lcm_framework.kernel.plugins import build_plugins
+    from lcm_format_claude.hooks import PROTOCOL
 
-    from lcm_framework.agent_hooks.payload import parse
+    from lcm_framework.agent_hooks.payload import SUBAGENT_TRANSCRIPT, parse
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
+    from lcm_framework.kernel.plugins import build_plugins
 
     runs = {"a1b2c3d": "reading the lexer tables"}
     session, files = current_layout(tmp_path / "claude", runs)
@@ -350,8 +352,8 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
     raw = json.dumps({"session_id": SESSION, "transcript_path": str(session), "cwd": str(project),
                       "hook_event_name": "SubagentStop", "agent_id": "a1b2c3d",
                       "agent_transcript_path": str(elsewhere)}).encode()
-    payload = parse(raw, event="SubagentStop", agent="claude").forward(project)
-    assert payload["agent_transcript_path"] == str(elsewhere)
+    payload = parse(raw, event="SubagentStop", agent="claude", protocol=PROTOCOL).forward(project)
+    assert payload[SUBAGENT_TRANSCRIPT] == str(elsewhere)
     service = DaemonService(load_config(project=project), build_plugins())
 
     async def scenario() -> dict[str, Any]:
@@ -374,10 +376,9 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
 def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
     import asyncio
 
-    from lcm_framework.kernel.plugins import build_plugins
-
     from lcm_framework.config import load_config
     from lcm_framework.daemon.service import DaemonService
+    from lcm_framework.kernel.plugins import build_plugins
 
     session, _files = current_layout(tmp_path / "claude", FINDINGS, turns=12)
     project = tmp_path / "here"

@@ -111,9 +111,9 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
     stop = settings["hooks"]["Stop"]
     assert stop[0] == CLAUDE_SETTINGS["hooks"]["Stop"][0]
     ours = stop[1]["hooks"][0]["command"]
-    assert ours.endswith("hook Stop") and os.path.isabs(ours.split()[0])
+    assert ours.endswith("hook Stop --protocol lcm_format_claude.hooks") and os.path.isabs(ours.split()[0])
     assert set(settings["hooks"]) >= {"SessionStart", "Stop", "SubagentStop", "PreCompact", "SessionEnd", "PreToolUse"}
-    assert settings["hooks"]["SubagentStop"][0]["hooks"][0]["command"].endswith("hook SubagentStop")
+    assert settings["hooks"]["SubagentStop"][0]["hooks"][0]["command"].endswith("hook SubagentStop --protocol lcm_format_claude.hooks")
     assert settings["mcpServers"] == CLAUDE_SETTINGS["mcpServers"]  # Claude Code reads MCP servers elsewhere
     state = json.loads((agent_home / ".claude.json").read_text())
     assert {k: v for k, v in state.items() if k != "mcpServers"} == {
@@ -123,7 +123,7 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
 
     codex = json.loads((agent_home / ".codex/hooks.json").read_text())
     assert codex["hooks"]["SessionStart"][0] == CODEX_HOOKS["hooks"]["SessionStart"][0]
-    assert codex["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook Stop --agent codex")
+    assert codex["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook Stop --agent codex --protocol lcm_format_codex.hooks")
     assert "SubagentStop" not in codex["hooks"]  # Codex has no such event
     config_text = (agent_home / ".codex/config.toml").read_text()
     assert config_text.startswith(CODEX_CONFIG)  # the user's text is untouched

@@ -4,12 +4,12 @@ Copilot CLI reads personal hooks from every ``$COPILOT_HOME/hooks/*.json``
 (``COPILOT_HOME`` defaults to ``~/.copilot``); LCM's are the file
 ``hooks/lcm.json``, which install creates and uninstall removes. They use the
 Claude-compatible event names (``SessionStart``, ``UserPromptSubmit``,
-``Stop``, ``PreCompact``) and matcher groups: for those Copilot CLI sends
-the snake_case hook JSON ``lcm hook`` reads (``session_id``, ``cwd``,
-``hook_event_name``, ``source``, ``prompt``, and ``transcript_path`` on Stop
-and PreCompact) and injects a top-level ``additionalContext`` from SessionStart
-and UserPromptSubmit, which is what ``lcm hook --flat-context`` prints. Its
-SessionEnd names no transcript, so LCM ingests at every turn end (Stop)
+``Stop``, ``PreCompact``, ``PostToolUse``) and matcher groups: for those Copilot
+CLI sends snake_case hook JSON (``session_id``, ``cwd``, ``hook_event_name``,
+``source``, ``prompt``, and ``transcript_path`` on Stop and PreCompact) and
+injects a top-level ``additionalContext`` from SessionStart and
+UserPromptSubmit; its hook protocol (``hooks.py``) reads the one and writes the
+other. Its SessionEnd names no transcript, so LCM ingests at every turn end (Stop)
 instead. MCP servers live in ``$COPILOT_HOME/mcp-config.json`` under
 ``mcpServers`` (``type: "local"`` is a stdio server; what ``copilot mcp add``
 writes).
@@ -43,8 +43,9 @@ from lcm_framework.plugin_api.agents import (
 from .format import IDENTITY
 
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
-          HookEvent("PreCompact", 10))
+          HookEvent("PreCompact", 10), HookEvent("PostToolUse", 5))
 HOOKS_FILE = "lcm.json"
+HOOK_PROTOCOL = "lcm_format_copilot.hooks"
 
 
 class CopilotCli:
@@ -52,6 +53,7 @@ class CopilotCli:
     display_name = "GitHub Copilot CLI"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = (IDENTITY.identifier,)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         given = env.get("COPILOT_HOME")
@@ -67,7 +69,7 @@ class CopilotCli:
         def hooks(data: dict[str, Any]) -> list[str]:
             if install:
                 data.setdefault("version", 1)
-                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, "--flat-context"))
+                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, "--protocol", HOOK_PROTOCOL))
             elif jsonfile.remove_hooks(data) and set(data) == {"version"}:
                 data.clear()  # nothing but LCM's hooks was in LCM's own file
             return []

@@ -6,11 +6,8 @@ merged over it). Its hooks are listed per event under ``hooks``, in the same
 matcher-group shape Claude Code uses, with the timeout in milliseconds; MCP
 servers go under ``mcpServers`` (``command`` + ``args`` is a stdio server).
 Gemini CLI names LCM's events its own way: a prompt is ``BeforeAgent``, the
-end of a turn ``AfterAgent``. Its hook JSON carries
-the fields ``lcm hook`` reads (``session_id``, ``transcript_path``, ``cwd``,
-``hook_event_name``, and ``source`` / ``prompt`` / ``trigger`` / ``reason``),
-and it reads ``hookSpecificOutput.additionalContext`` from SessionStart and
-BeforeAgent, which is what ``lcm hook`` prints.
+end of a turn ``AfterAgent``, a finished tool call ``AfterTool``. How its hook
+JSON reads and how it takes context back is its hook protocol (``hooks.py``).
 """
 
 from __future__ import annotations
@@ -43,12 +40,14 @@ EVENTS = (
     HookEvent("UserPromptSubmit", 5, native="BeforeAgent"),
     HookEvent("Stop", 5, native="AfterAgent"),
     HookEvent("SessionEnd", 5),
+    HookEvent("PostToolUse", 5, native="AfterTool"),
 )
 """No ``PreCompress``: Gemini CLI 0.61 fires it before every turn (``ChatCompressionService.compress`` runs it
 before checking the threshold), and its recording is append-only, so ``AfterAgent`` already ingests all."""
 HOOK_NAME = "lcm"
 """The ``name`` of LCM's hooks (Gemini CLI's ``/hooks`` panel and ``hooksConfig.disabled`` use it)."""
 MILLISECONDS = 1000
+HOOK_PROTOCOL = "lcm_format_gemini.hooks"
 
 
 class GeminiCli:
@@ -56,6 +55,7 @@ class GeminiCli:
     display_name = "Gemini CLI"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = (IDENTITY.identifier,)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         given = env.get("GEMINI_CLI_HOME")
@@ -69,7 +69,8 @@ class GeminiCli:
 
         def edit(data: dict[str, Any]) -> list[str]:
             if install:
-                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, timeout_scale=MILLISECONDS,
+                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, "--protocol", HOOK_PROTOCOL,
+                                                      timeout_scale=MILLISECONDS,
                                                       name=HOOK_NAME))
                 return add_mcp_server(data, mcp_spec(), path)
             jsonfile.remove_hooks(data)

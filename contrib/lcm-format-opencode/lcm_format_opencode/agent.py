@@ -8,7 +8,8 @@ no command hooks: the plugin runs ``lcm hook EVENT --agent opencode`` itself
 from OpenCode's plugin hooks (``chat.message`` for SessionStart and
 UserPromptSubmit, their context added through
 ``experimental.chat.system.transform``; the ``session.idle`` event for Stop;
-``experimental.session.compacting`` for PreCompact) and mirrors each session
+``experimental.session.compacting`` for PreCompact; ``tool.execute.after`` for
+PostToolUse), naming its hook protocol (``hooks.py``), and mirrors each session
 into the JSONL files the format reads. MCP servers are the ``mcp`` object of
 ``opencode.json``: ``{"type": "local", "command": [argv...]}`` is a stdio
 server.
@@ -40,7 +41,8 @@ from lcm_framework.plugin_api.agents import (
 from .format import IDENTITY
 
 EVENTS = (HookEvent("SessionStart", 10), HookEvent("UserPromptSubmit", 5), HookEvent("Stop", 5),
-          HookEvent("PreCompact", 10))
+          HookEvent("PreCompact", 10), HookEvent("PostToolUse", 5))
+HOOK_PROTOCOL = "lcm_format_opencode.hooks"
 PLUGIN_FILE = "lcm.js"
 MARKER = "// LCM's OpenCode plugin: written by `lcm install opencode`"
 
@@ -63,6 +65,7 @@ class OpenCode:
     display_name = "OpenCode"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = (IDENTITY.identifier,)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         given = env.get("XDG_CONFIG_HOME")

@@ -1,7 +1,9 @@
 // LCM's OpenCode plugin: written by `lcm install opencode`, removed by `lcm uninstall opencode`.
 // It mirrors each session into $XDG_DATA_HOME/opencode/lcm-sessions/<session id>.jsonl (one line per
 // finished message, in OpenCode's own shape) and runs LCM's hooks: SessionStart and UserPromptSubmit add
-// LCM's context to the system prompt, the end of every turn ingests (Stop), compaction runs PreCompact.
+// LCM's context to the system prompt, the end of every turn ingests (Stop), compaction runs PreCompact, and
+// each finished tool call is a PostToolUse (its tool, command or file, exit code; never its output, but for
+// a failed call the start of it, which LCM caps and redacts again).
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -9,6 +11,8 @@ import { join } from "node:path";
 
 const LCM = __LCM_ARGV__;
 const AGENT = "opencode";
+const PROTOCOL = "lcm_format_opencode.hooks";
+const ERROR_CHARS = 1200;
 const TIMEOUT_MS = { SessionStart: 10000, UserPromptSubmit: 5000, PreCompact: 10000 };
 
 function sessionsDir() {
@@ -16,7 +20,7 @@ function sessionsDir() {
 }
 
 function hookArgs(event) {
-  return [...LCM.slice(1), "hook", event, "--agent", AGENT];
+  return [...LCM.slice(1), "hook", event, "--agent", AGENT, "--protocol", PROTOCOL];
 }
 
 // A hook whose answer is needed (the context it prints); "" when it fails or times out.
@@ -127,6 +131,7 @@ export const LcmPlugin = async ({ client, directory }) => {
   const mirrors = new Map();
   const context = new Map(); // session id -> restored context (a promise)
   const recall = new Map(); // session id -> the latest prompt's recall
+  const calls = new Map(); // tool call id -> the arguments LCM keeps of it (until the call ends)
 
   const mirror = (id) => {
     if (!mirrors.has(id)) mirrors.set(id, new Mirror(id));
@@ -181,6 +186,23 @@ export const LcmPlugin = async ({ client, directory }) => {
       for (const text of [await restore(input.sessionID), recall.get(input.sessionID)]) {
         if (text) output.system.push(text);
       }
+    },
+    "tool.execute.before": async (input, output) => {
+      const args = output?.args ?? {};
+      const kept = {};
+      for (const key of ["command", "filePath", "path"]) if (typeof args[key] === "string") kept[key] = args[key];
+      calls.set(input.callID, kept);
+    },
+    "tool.execute.after": async (input, output) => {
+      const args = calls.get(input.callID) ?? {};
+      calls.delete(input.callID);
+      const exit = output?.metadata?.exit;
+      const response = {};
+      if (Number.isInteger(exit)) response.exit_code = exit;
+      if (Number.isInteger(exit) && exit !== 0 && typeof output?.output === "string") {
+        response.output = output.output.slice(0, ERROR_CHARS);
+      }
+      tell("PostToolUse", { ...base(input.sessionID), tool_name: input.tool, tool_input: args, tool_response: response });
     },
     "experimental.session.compacting": async (input) => {
       await catchUp(input.sessionID);

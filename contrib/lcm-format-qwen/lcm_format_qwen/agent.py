@@ -7,12 +7,9 @@ the timeout in seconds (0.24: a value of 1000 or more is still read as
 milliseconds); ``disableAllHooks: true`` switches them all off. MCP servers go
 under ``mcpServers`` (``command`` + ``args`` is a stdio server); Qwen Code offers an MCP server's tools
 only behind its ``tool_search`` bridge unless the entry says ``alwaysLoadTools: true``, which LCM's does, so
-the model sees ``mcp__lcm__lcm_grep`` and the others from the first request. Its hook JSON
-carries the fields ``lcm hook`` reads (``session_id``, ``transcript_path``,
-``cwd``, ``hook_event_name``, ``source`` / ``prompt`` / ``trigger`` /
-``reason``, and a SubagentStop's ``agent_transcript_path``), and it reads
-``hookSpecificOutput.additionalContext`` from SessionStart and
-UserPromptSubmit, which is what ``lcm hook`` prints.
+the model sees ``mcp__lcm__lcm_grep`` and the others from the first request. How
+its hook JSON reads and how it takes context back is its hook protocol
+(``hooks.py``).
 """
 
 from __future__ import annotations
@@ -47,8 +44,10 @@ EVENTS = (
     HookEvent("SubagentStop", 5),
     HookEvent("PreCompact", 10),
     HookEvent("SessionEnd", 5),
+    HookEvent("PostToolUse", 5),
 )
 HOOK_NAME = "lcm"
+HOOK_PROTOCOL = "lcm_format_qwen.hooks"
 
 
 class QwenCode:
@@ -56,6 +55,7 @@ class QwenCode:
     display_name = "Qwen Code"
     events: Sequence[HookEvent] = EVENTS
     transcript_formats: Sequence[str] = (IDENTITY.identifier,)
+    hook_protocol = HOOK_PROTOCOL
 
     def config_dir(self, env: Mapping[str, str]) -> Path:
         given = env.get("QWEN_HOME")
@@ -69,7 +69,8 @@ class QwenCode:
 
         def edit(data: dict[str, Any]) -> list[str]:
             if install:
-                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, name=HOOK_NAME))
+                jsonfile.add_hooks(data, hook_entries(EVENTS, "--agent", self.name, "--protocol", HOOK_PROTOCOL,
+                                                      name=HOOK_NAME))
                 return add_mcp_server(data, mcp_spec(alwaysLoadTools=True), path)
             jsonfile.remove_hooks(data)
             jsonfile.remove_mcp_server(data, MCP_NAME)
