@@ -261,3 +261,51 @@ def test_the_plugin_mirrors_the_session_and_runs_lcms_hooks_as_opencode_calls_it
     assert start == {"hook_event_name": "SessionStart", "session_id": session["id"], "transcript_path": path,
                      "cwd": session["directory"], "source": "resume"}  # the session had messages already
     assert prompt["prompt"] == "what next?" and stop["transcript_path"] == path
+
+
+TOOL_DRIVER = """
+import { LcmPlugin } from %(plugin)s;
+const client = { session: { get: async () => ({ data: undefined }), messages: async () => ({ data: [] }) } };
+const hooks = await LcmPlugin({ client, directory: %(directory)s });
+const bash = { tool: "bash", sessionID: "ses_tool", callID: "call_1" };
+await hooks["tool.execute.before"](bash, { args: { command: "pytest tests/test_api.py", description: "tests" } });
+await hooks["tool.execute.after"](bash, { title: "pytest", output: "E   ModuleNotFoundError " + "x".repeat(5000),
+                                          metadata: { exit: 1, description: "tests" } });
+const edit = { tool: "edit", sessionID: "ses_tool", callID: "call_2" };
+await hooks["tool.execute.before"](edit, { args: { filePath: "/p/src/a.py", oldString: "SECRET", newString: "NEW" } });
+await hooks["tool.execute.after"](edit, { title: "a.py", output: "SECRET NEW", metadata: { diff: "SECRET" } });
+"""
+
+
+def test_each_finished_tool_call_runs_lcms_post_tool_use_hook_with_its_facts_only(site: Path, lcm_env: Path,
+                                                                                  tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        skip_or_fail("node is not installed (OpenCode runs LCM's plugin in its JavaScript runtime)")
+        return
+    assert run_lcm("install", "opencode", env={"PYTHONPATH": str(site)}).returncode == 0
+    installed = (lcm_env.parent / ".config" / "opencode" / "plugins" / "lcm.js").read_text()
+    recorder = tmp_path / "lcm"
+    recorder.write_text(RECORDER)
+    recorder.chmod(recorder.stat().st_mode | stat.S_IXUSR)
+    plugin = tmp_path / "lcm.mjs"
+    plugin.write_text(re.sub(r"^const LCM = .*;$", f"const LCM = {json.dumps([str(recorder)])};", installed,
+                             count=1, flags=re.MULTILINE))
+    driver = tmp_path / "tools.mjs"
+    driver.write_text(TOOL_DRIVER % {"plugin": json.dumps(str(plugin)), "directory": json.dumps(str(tmp_path))})
+    record = tmp_path / "record.tsv"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "LCM_RECORD": str(record)}
+    done = subprocess.run([node, str(driver)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 10  # PostToolUse runs detached, like Stop
+    while (not record.exists() or record.read_text().count("\n") < 2) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    calls = sorted((line.split("\t", 1) for line in record.read_text().splitlines()), key=lambda c: c[1])
+    assert {argv for argv, _ in calls} == {"hook PostToolUse --agent opencode --protocol lcm_format_opencode.hooks"}
+    bash, edit = sorted((json.loads(payload) for _, payload in calls), key=lambda p: p["tool_name"])
+    assert bash["tool_input"] == {"command": "pytest tests/test_api.py"} and bash["tool_response"]["exit_code"] == 1
+    assert bash["tool_response"]["output"].startswith("E   ModuleNotFoundError")
+    assert len(bash["tool_response"]["output"]) == 1200  # the start of a failed call's output only
+    assert edit["tool_input"] == {"filePath": "/p/src/a.py"} and edit["tool_response"] == {}
+    assert "SECRET" not in json.dumps(edit)  # an edit's text never leaves OpenCode
+    assert bash["session_id"] == "ses_tool" and bash["cwd"] == str(tmp_path)
