@@ -109,6 +109,9 @@ SETTINGS: dict[str, Setting] = {
                 "1: in-process).", minimum=0, maximum=64),
         Setting("recall.embedder", str, "wordllama", "Text embedder of the semantic recall lane, by name "
                 "(lcm_register_embedders; docs/recall.md)."),
+        Setting("recall.semantic", str, "auto", "The semantic recall lane (vectors per message and summary, "
+                "fused with the lexical ranking): on, off, or auto (on when the embedder can run here).",
+                choices=("auto", "on", "off")),
         # memory
         Setting("memory.promote_after_compaction", bool, True,
                 "Promote durable insights of new summaries into memories after a compaction created some."),

@@ -130,10 +130,7 @@ class VectorIndex:
             count = min(count, int(keep.sum()))
         if count <= 0:
             return []
-        if count < len(distance):
-            picked = np.argpartition(distance, count - 1)[:count]
-        else:
-            picked = np.arange(len(distance))
+        picked = np.argpartition(distance, count - 1)[:count] if count < len(distance) else np.arange(len(distance))
         picked = picked[np.argsort(distance[picked], kind="stable")]
         return [int(r) for r in self._rows[picked]]
 

@@ -19,10 +19,14 @@ class EmbeddingUnavailableError(LcmError):
 class Embedder(Protocol):
     """Turns texts into vectors of ``dimensions`` floats, unit length, one per text, in order."""
 
-    name: str
-    dimensions: int
-    local: bool
-    """True when it runs without the network (no download, no API)."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def dimensions(self) -> int: ...
+    @property
+    def local(self) -> bool:
+        """True when it runs without the network (no download, no API)."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> Sequence[Sequence[float]]: ...
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
+from ..recall.semantic import fill_lane
 from ..storage.contracts import ProjectStorage
 from ..storage.models import ProjectRef
 from ..transcripts.contracts import TranscriptFormat
@@ -60,6 +61,7 @@ class RunContext:
         self.cache = app_caches(app).replay
         self._stack = ExitStack()
         self._projects: dict[str, ProjectStorage | None] = {}
+        self._roots: dict[str, Path] = {}
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._spawn_indexes: dict[str, SpawnIndex] = {}
         self._known_projects: set[str] | None = None
@@ -74,6 +76,7 @@ class RunContext:
                 self._projects[ref.project_id] = None
             else:
                 self._projects[ref.project_id] = self._stack.enter_context(self.app.project(ref.root))
+                self._roots[ref.project_id] = Path(ref.root)
         return self._projects[ref.project_id]
 
     def spawn_index(self, ref: ProjectRef) -> SpawnIndex:
@@ -107,4 +110,12 @@ class RunContext:
         return self._quarantines[key]
 
     def close(self) -> None:
-        self._stack.close()
+        """Embed what this run stored (the semantic lane, where it is on), then release everything."""
+        try:
+            if not self.options.dry_run:
+                for project_id, root in self._roots.items():
+                    storage = self._projects.get(project_id)
+                    if storage is not None:
+                        fill_lane(storage, self.config_for(root), self.app.plugins)
+        finally:
+            self._stack.close()

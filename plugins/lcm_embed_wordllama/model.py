@@ -1,12 +1,15 @@
 """WordLlama's bundled 256-dimension static model (``l2_supercat``), loaded by path from its wheel.
 
 The package's own ``WordLlama.load`` looks for the bundled tokenizer in ``tokenizer/`` while the wheel ships
-it in ``tokenizers/``, then tries to download it; loading the files by path keeps the embedder offline.
+it in ``tokenizers/``, then tries to download it; loading the files by path keeps the embedder offline. Its
+inference (the mean of the token vectors) is repeated here so the package is never imported: its pydantic
+configuration takes seconds to import, which every import and hook would pay.
 Needs the optional ``semantic`` dependencies (``pip install 'lcm-framework[semantic]'``): wordllama, NumPy.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,23 +34,25 @@ class WordLlamaEmbedder:
     @classmethod
     def load(cls) -> WordLlamaEmbedder:
         try:
-            import wordllama
+            import numpy
             from safetensors import safe_open
-            from wordllama.inference import WordLlamaInference
-            from wordllama.wordllama import WordLlama
+            from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbeddingUnavailableError(
                 f"the wordllama embedder needs the optional semantic dependencies ({exc.name} is not installed): "
                 "pip install 'lcm-framework[semantic]'") from None
-        package = Path(wordllama.__file__).parent
+        package = _package()
         weights = package / "weights" / f"{MODEL}_{DIMENSIONS}.safetensors"
-        tokenizer = package / "tokenizers" / f"{MODEL}_tokenizer_config.json"
-        for needed in (weights, tokenizer):
+        tokenizer_file = package / "tokenizers" / f"{MODEL}_tokenizer_config.json"
+        for needed in (weights, tokenizer_file):
             if not needed.is_file():
                 raise EmbeddingUnavailableError(f"the installed wordllama has no bundled {needed.name}")
         with safe_open(str(weights), framework="np", device="cpu") as tensors:
-            embedding = tensors.get_tensor(TENSOR)
-        return cls(WordLlamaInference(embedding, WordLlama.load_tokenizer(tokenizer), binary=False))
+            embedding = numpy.asarray(tensors.get_tensor(TENSOR), dtype=numpy.float32)
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.enable_padding()
+        tokenizer.no_truncation()
+        return cls(_Inference(embedding, tokenizer))
 
     def embed(self, texts: Sequence[str]) -> Any:
         """A ``len(texts) x DIMENSIONS`` float32 NumPy array (an empty text is the zero vector)."""
@@ -55,6 +60,38 @@ class WordLlamaEmbedder:
 
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = np.asarray(self.inference.embed(list(texts), norm=False), dtype=np.float32)
+        vectors = self.inference.embed(list(texts))
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+@dataclass
+class _Inference:
+    """WordLlama's inference (``wordllama.inference.WordLlamaInference.embed``): the mean of the token vectors,
+    without importing the wordllama package (its configuration models take seconds to import)."""
+
+    embedding: Any
+    tokenizer: Any
+    batch: int = 64
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        out = np.empty((len(texts), self.embedding.shape[1]), dtype=np.float32)
+        for start in range(0, len(texts), self.batch):
+            encoded = self.tokenizer.encode_batch(texts[start:start + self.batch], add_special_tokens=False)
+            ids = np.clip(np.array([e.ids for e in encoded], dtype=np.int32), 0, self.embedding.shape[0] - 1)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            total = np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
+            out[start:start + len(encoded)] = np.sum(self.embedding[ids] * mask[..., None], axis=1,
+                                                     dtype=np.float32) / total
+        return out
+
+
+def _package() -> Path:
+    """The installed wordllama package's folder, found without importing it."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingUnavailableError("the wordllama embedder needs the optional semantic dependencies "
+                                        "(wordllama is not installed): pip install 'lcm-framework[semantic]'")
+    return Path(next(iter(spec.submodule_search_locations)))
