@@ -20,6 +20,7 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
     from ..memory.hints import session_memories
     from ..memory.scope import USER_WIDE_DIR, MemoryScope
     from ..paths import project_id_for
+    from ..recall.semantic import lane_or_none
     from ..storage.models import ProjectRef
     from ..storage.selection import open_backend
 
@@ -31,7 +32,9 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
         storage = factory.open_existing_project(ProjectRef(project_id_for(project), str(project)))
         user = factory.open_existing_project(ProjectRef(project_id_for(user_root), str(user_root)))
         try:
-            scopes = [MemoryScope(s, wide) for s, wide in ((storage, False), (user, True)) if s is not None]
+            embedder = lane_or_none(config, plugins)
+            scopes = [MemoryScope(s, wide, embedder=embedder) for s, wide in ((storage, False), (user, True))
+                      if s is not None]
             memories = session_memories(scopes[0], scopes[1] if len(scopes) > 1 else None,
                                         int(config.get("memory.restore_count"))) if scopes else []
             return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source,

@@ -171,10 +171,14 @@ class DaemonService:
         """The memory scopes a read for ``project`` sees, the project's own first, then the user-wide one:
         each only when something is stored in it (a read never creates a scope)."""
         from ..memory.scope import MemoryScope, user_wide_root
+        from ..recall.semantic import lane_or_none
 
+        app = self.projects.app_for(project)
         found = [(await self.projects.find_reader(project), False),
-                 (await self.projects.find_reader(user_wide_root(self.projects.app_for(project))), True)]
-        return [MemoryScope(storage, user_wide=user_wide) for storage, user_wide in found if storage is not None]
+                 (await self.projects.find_reader(user_wide_root(app)), True)]
+        embedder = lane_or_none(app.config, app.plugins)
+        return [MemoryScope(storage, user_wide=user_wide, embedder=embedder) for storage, user_wide in found
+                if storage is not None]
 
     async def prompt_recall(self, project: Path, prompt: str, session_id: str | None) -> dict[str, Any]:
         """Memories and summary snippets relevant to ``prompt``, from the project's and the user-wide scope."""

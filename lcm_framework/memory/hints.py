@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..recall.search import best_score, relevant
+from ..recall.semantic import similar_memories
 from ..storage.models import ContextItemKind, Role, SearchTarget
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
 from .text import content_words
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from .scope import MemoryScope
 
 IDENTIFIER_WEIGHT = 2.0
+MEMORY_SIMILARITY = 0.3
+"""Cosine similarity a memory needs to count by meaning (semantic lane): 0.38 for "how do we deploy this service
+to production?" against the blue-green deploy memory, at most 0.22 for unrelated prompts (``./dev bench recall``)."""
 SUMMARY_HITS = 8
 SNIPPET_CHARS = 360
 MAX_ITEMS = 6
@@ -68,13 +72,20 @@ def relevance(prompt: frozenset[str], words: frozenset[str]) -> float:
 
 
 def memory_hints(scope: MemoryScope, query: str) -> list[Hint]:
-    hints = []
+    """The scope's memories relevant to ``query``: by the lexical relevance, and with the semantic lane on
+    (``scope.embedder``) by cosine similarity too, when it reaches ``MEMORY_SIMILARITY`` (the higher counts)."""
+    hints: dict[str, Hint] = {}
     for hit in relevant(scope.storage, query, SearchTarget.MEMORY, SUMMARY_HITS):
         memory = scope.storage.promoted_memory.get_memory(int(hit.id))
         if memory is not None and not memory.archived:
-            hints.append(Hint(scope.ref(memory.memory_id), "memory", round(hit.score, 4), memory.content,
-                              memory.confidence))
-    return hints
+            ref = scope.ref(memory.memory_id)
+            hints[ref] = Hint(ref, "memory", round(hit.score, 4), memory.content, memory.confidence)
+    if scope.embedder is not None:
+        for memory, similarity in similar_memories(scope.storage, scope.embedder, query)[:SUMMARY_HITS]:
+            ref = scope.ref(memory.memory_id)
+            if similarity >= MEMORY_SIMILARITY and similarity > (hints[ref].score if ref in hints else 0.0):
+                hints[ref] = Hint(ref, "memory", round(similarity, 4), memory.content, memory.confidence)
+    return list(hints.values())
 
 
 def summary_hints(storage: ProjectStorage, query: str, prompt: frozenset[str], *,

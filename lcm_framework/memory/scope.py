@@ -14,6 +14,7 @@ from .store import GLOBAL_PREFIX, PROJECT_PREFIX
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..embedding import Embedder
     from ..scrub import Scrubber
     from ..storage.contracts import ProjectStorage
 
@@ -26,6 +27,9 @@ class MemoryScope:
     user_wide: bool
     scrubber_factory: Callable[[], Scrubber] | None = None
     """Builds the scrubber memories are stored through; None for a scope that only reads (prompt recall)."""
+    embedder: Embedder | None = None
+    """The semantic lane's embedder (``recall.semantic``): prompt-time recall and restore also rank memories
+    by meaning; None: lexical only."""
 
     def scrubber(self) -> Scrubber:
         """The scrubber a memory written in this scope goes through (ScrubberError when it cannot be built)."""

@@ -16,6 +16,7 @@ from .grep import GrepResult, Scope, best_first, grep
 from .refs import RecallNotFoundError, Ref, SessionNotFoundError
 from .scope import project_scopes, resolve_session
 from .search import KIND_ORDER, Ranked, numbered, search, within_cap
+from .semantic import lane
 
 if TYPE_CHECKING:
     from ..app import App
@@ -65,9 +66,11 @@ def search_all(app: App, query: str, *, all_projects: bool = False, limit: int =
     """The best ``limit`` matches of all searched projects, ranked together by relevance (rank 1 first),
     within the list's character cap."""
     ranked: list[Ranked] = []
+    embedder = lane(app.config, app.plugins)
     with project_scopes(app, all_projects) as scopes:
         for storage in scopes:
-            ranked.extend(search(storage, query, limit=limit, include_subagents=include_subagents, context=context))
+            ranked.extend(search(storage, query, limit=limit, include_subagents=include_subagents, context=context,
+                                 embedder=embedder))
     ranked.sort(key=lambda r: (-r.hit.score, KIND_ORDER[r.hit.kind], *best_first(r.hit)[1:]))
     return numbered(within_cap(ranked[:limit]))
 

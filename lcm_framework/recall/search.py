@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING
 from ..errors import UnsupportedCapabilityError
 from ..storage.models import SearchHit, SearchMode, SearchTarget
 from ..storage.query_terms import query_phrases
+from . import semantic
 from .grep import Hit, best_first, lexical, subagent_origins, to_hit
 from .passages import best_sentence, passage, query_stems
 
 if TYPE_CHECKING:
+    from ..embedding import Embedder
     from ..storage.contracts import ProjectStorage
     from ..storage.models import Message
 
@@ -50,6 +52,12 @@ MAX_PHRASES = 6
 FRACTION = 0.4
 """The relevance fraction of a ``RANKED`` score is below this (the storage contract's)."""
 KIND_ORDER = {"message": 0, "memory": 1, "summary": 2}
+MIN_SIMILARITY = 0.3
+"""Cosine similarity a message needs to join the list from the semantic lane (tuned by ``./dev bench recall``)."""
+SEMANTIC_WEIGHT = 0.3
+"""Weight of the semantic list against the lexical one in their reciprocal-rank fusion (tuned by ``./dev bench
+recall``: 1.0 brought the generated dialogues up as much but cost the coding questions two of eleven)."""
+RRF_K = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +100,20 @@ def best_score(query: str) -> float:
 
 def search(
     storage: ProjectStorage, query: str, *, limit: int = 20, conversation_ids: Sequence[int] | None = None,
-    include_subagents: bool = True, context: int = 1,
+    include_subagents: bool = True, context: int = 1, embedder: Embedder | None = None,
 ) -> list[Ranked]:
     """Best matches first (rank 1 first), at most ``limit``; ``context`` neighbouring turns on each side of
     a message hit. A backend without full text falls back to substring matching. Hits in sub-agent runs
-    name the session and tool call that started them."""
+    name the session and tool call that started them. With ``embedder`` (the semantic lane), the message
+    list is fused with the messages nearest the query's vector (``with_semantic``)."""
     found = {target: _ranked(storage, query, target, _wanted(target, limit), conversation_ids, include_subagents)
              for target in SearchTarget}
+    if embedder is not None:
+        wanted = _wanted(SearchTarget.MESSAGES, limit)
+        near = semantic.nearest(storage, semantic.query_vector(embedder, query), SearchTarget.MESSAGES, wanted,
+                                conversation_ids=conversation_ids, include_subagents=include_subagents,
+                                min_similarity=MIN_SIMILARITY)
+        found[SearchTarget.MESSAGES] = with_semantic(found[SearchTarget.MESSAGES], near)[:wanted]
     top = best_score(query)
     messages = {m.message_id: m for m in storage.conversations.get_messages([int(h.id) for h in
                                                                              found[SearchTarget.MESSAGES]])}
@@ -183,6 +198,23 @@ def fuse(found: Mapping[SearchTarget, Sequence[SearchHit]], top: float) -> list[
         fused += [replace(h, score=min(1.0, (matched + FRACTION * (1 - n / len(members))) / top))
                   for n, (_, _, h) in enumerate(members)]
     return fused
+
+
+def with_semantic(lexical: Sequence[SearchHit], near: Sequence[SearchHit]) -> list[SearchHit]:
+    """One message list from the lexical hits and the semantic ones (cosine order), by weighted reciprocal
+    rank (``RRF_K``; the semantic list weighs ``SEMANTIC_WEIGHT``). The fused order takes the lexical list's
+    scores place by place, so ``fuse`` meets it as before (summaries and memories take turns with it by the
+    phrases matched); places past the lexical list score as its last hit (one phrase matched when it is empty)."""
+    fused: dict[str, float] = {}
+    hits: dict[str, SearchHit] = {}
+    for weight, ranked in ((1.0, lexical), (SEMANTIC_WEIGHT, near)):
+        for n, h in enumerate(ranked):
+            fused[h.id] = fused.get(h.id, 0.0) + weight / (RRF_K + n + 1)
+            hits.setdefault(h.id, h)
+    scores = sorted((h.score for h in lexical), reverse=True)
+    rest = min(scores, default=1.0 + FRACTION / 2)
+    return [replace(hits[i], score=scores[n] if n < len(scores) else rest)
+            for n, i in enumerate(sorted(fused, key=lambda i: -fused[i]))]
 
 
 def numbered(results: Sequence[Ranked]) -> list[Ranked]:
