@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import fake_chat_completions, fake_gemini
+from . import fake_chat_completions, fake_embeddings, fake_gemini
 from .dialects import Dialect, Reply, ToolCall
 
 
@@ -45,7 +45,7 @@ class Text:
 
 
 Step = Shell | Mcp | Text
-DIALECTS: tuple[Dialect, ...] = (fake_gemini.DIALECT, fake_chat_completions.DIALECT)
+DIALECTS: tuple[Dialect, ...] = (fake_gemini.DIALECT, fake_chat_completions.DIALECT, fake_embeddings.DIALECT)
 """The APIs besides Anthropic Messages and OpenAI Responses, each in its own module."""
 
 
