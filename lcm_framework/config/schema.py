@@ -124,6 +124,9 @@ SETTINGS: dict[str, Setting] = {
         Setting("daemon.autostart", bool, True, "Hooks start the daemon when it is down."),
         Setting("daemon.request_timeout_s", float, 10.0, "Seconds a client has to send a request's headers, "
                 "and again its body, before the daemon closes the connection.", minimum=0.1, maximum=600.0),
+        Setting("daemon.transcript_wait_s", float, 60.0, "Seconds a queued hook event waits, retried, for the "
+                "transcript it names (an agent may write it after the hook) before it is given up.",
+                minimum=0.0, maximum=3600.0),
         # team sync (PostgreSQL passive-event inbox)
         Setting("sync.interval_s", float, 2.0, "Seconds between the daemon's background drains to the inbox.",
                 minimum=0.05, maximum=3600.0),

@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger("lcm.daemon")
 
+SETTLE_PAUSES_S = (0.5, 1.5, 3.0)
+"""After the ingest of an event that ends a turn or a session, the transcript is looked at again after each of
+these pauses and ingested again when it changed: an agent may write the turn's last records after the hook that
+announced its end (Copilot CLI flushes its event log after its Stop hook has run)."""
+
+
+class TranscriptNotWrittenYet(LcmError):
+    """The transcript a hook event names is not there yet (an agent may write it after its hook ran): retried."""
 
 
 class DaemonService:
@@ -48,6 +56,7 @@ class DaemonService:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._in_flight = 0
+        self._closing = asyncio.Event()
         self.consumer = OutboxConsumer(config.home, self.run, self.consume, _describe, _code, self._local_only)
         self._sync_projects: Any = None
         self.drain = DrainLoop(self.run, self._drain_worker, float(config.get("sync.interval_s")), _describe)
@@ -113,13 +122,12 @@ class DaemonService:
         The hook gets its answer once the event is durable, without waiting
         for the ingest (hooks stay fast whatever the transcript's size). An event the agent sends before it
         writes a new session's transcript (``EventAction.before_transcript``) whose transcript is not written
-        yet is not stored (``"queued": None``): a later event of the session ingests it.
+        yet is not stored (``"queued": None``): a later event of the session ingests it. Any other event is
+        stored even when its transcript is missing: it may be written just after the hook (see ``handle``).
         """
         event, project, path = call.event, call.project, call.transcript
-        if path is not None and not await self.run(regular_file, path):
-            if call.action.before_transcript:
-                return {"event": event, "project": str(project), "queued": None}
-            raise TranscriptError("the transcript named by the hook does not exist")
+        if path is not None and not await self.run(regular_file, path) and call.action.before_transcript:
+            return {"event": event, "project": str(project), "queued": None}
         stored = await self.run(_capture, self.config.home, event, call.payload)
         self.wake_consumer()
         return {"event": event, "project": str(project), "queued": stored.seq}
@@ -128,8 +136,10 @@ class DaemonService:
         """Handle one forwarded hook payload now (see ``handle``)."""
         return await self.handle(HookCall.of(event, payload), wait=wait)
 
-    async def handle(self, call: HookCall, *, wait: bool = False) -> dict[str, Any]:
-        """Handle one agent hook event (from the ``/hook`` route or the outbox)."""
+    async def handle(self, call: HookCall, *, wait: bool = False, queued_at: float | None = None) -> dict[str, Any]:
+        """Handle one agent hook event (from the ``/hook`` route or the outbox). The transcript of an outbox
+        event (``queued_at``) may be missing for ``daemon.transcript_wait_s``: the event is then retried
+        (``TranscriptNotWrittenYet``), and given up as a ``TranscriptError`` after that."""
         event, project, session_id, path = call.event, call.project, call.session_id, call.transcript
         action, compact_mode = call.action.action, call.action.compact
         result: dict[str, Any] = {"event": event, "project": str(project), "session_id": session_id}
@@ -139,14 +149,43 @@ class DaemonService:
             if await self.run(regular_file, path):
                 agent = call.subagent_transcript
                 extra = [agent] if agent is not None and await self.run(_regular_or_absent, agent) else []
+                seen = await self.run(_signature, path)
                 result.update(await self.ingest(project, path, session_id=session_id, format_id=None,
                                                 compact_mode=compact_mode, wait=wait, extra=extra))
+                if compact_mode:
+                    self.spawn(self._settle(project, path, session_id, extra, compact_mode, seen))
             elif not call.action.before_transcript:
+                wait_s = float(self.config.get("daemon.transcript_wait_s"))
+                if queued_at is not None and time.time() - queued_at < wait_s:
+                    raise TranscriptNotWrittenYet("the transcript named by the hook is not written yet")
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
             result["restore"] = await self.restored(project, session_id, source=call.source,
                                                     max_tokens=4000, limit=12)
         return result
+
+    async def _settle(self, project: Path, path: Path, session_id: str | None, extra: Sequence[Path],
+                      compact_mode: str, seen: tuple[int, int] | None) -> None:
+        """Ingest ``path`` again each time it changed after one of ``SETTLE_PAUSES_S`` (the pauses are cut
+        short when the daemon stops: one last look is taken then)."""
+        try:
+            for pause in SETTLE_PAUSES_S:
+                if not self._closing.is_set():
+                    try:
+                        await asyncio.wait_for(self._closing.wait(), timeout=pause)
+                    except TimeoutError:
+                        pass
+                now = await self.run(_signature, path)
+                if now is None:
+                    return
+                if now != seen:
+                    seen = now
+                    await self.ingest(project, path, session_id=session_id, format_id=None,
+                                      compact_mode=compact_mode, wait=False, extra=extra)
+                if self._closing.is_set():
+                    return
+        except Exception as exc:  # best effort: the event's own ingest has been done and answered
+            log.warning("a transcript's settling ingest failed: %s", _describe(exc))
 
     async def restored(self, project: Path, session_id: str | None, *, source: str | None, max_tokens: int,
                        limit: int) -> dict[str, Any]:
@@ -198,7 +237,7 @@ class DaemonService:
         """Promote one outbox event locally: a passive event's learning, any other event's hook work."""
         call = HookCall.of(item.event, item.payload)
         if call.action.action != "passive":
-            return await self.handle(call)
+            return await self.handle(call, queued_at=item.created_at)
         from ..scrub.gate import project_scrubber
         from ..sync.learning import fail_then_fix
 
@@ -269,6 +308,7 @@ class DaemonService:
 
     async def close(self, *, drain_timeout_s: float = 30.0) -> None:
         """Stop the consumer, let background work finish (bounded), then close every project's storage."""
+        self._closing.set()
         await self.consumer.stop(drain_timeout_s)
         await self.drain.stop(drain_timeout_s)
         if self._sync_projects is not None:
@@ -306,6 +346,15 @@ def regular_file(path: Path) -> bool:
     if not stat.S_ISREG(found.st_mode):
         raise IngestError("the transcript is not a regular file (a directory, FIFO or device)", code="not_regular")
     return True
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    """A transcript's size and modification time, ``None`` when it is gone."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
 
 
 def _regular_or_absent(path: Path) -> bool:

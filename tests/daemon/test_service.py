@@ -8,11 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from lcm_framework.kernel.plugins import build_plugins
 
 from lcm_framework.config import load_config
 from lcm_framework.daemon.server import build_app
 from lcm_framework.daemon.service import DaemonService
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import CLAUDE_SAMPLE, CLAUDE_SAMPLE_ID
 
 SESSION = CLAUDE_SAMPLE_ID
@@ -85,7 +85,10 @@ def test_hook_route_ingests_and_restores(service: DaemonService, tmp_path: Path)
             assert "restore" in start.json()
             missing = await client.post("/hook", json={"event": "Stop", "payload": {
                 **payload, "transcript_path": str(project / "gone.jsonl")}})
-            assert missing.status_code == 422
+            assert missing.status_code == 202 and missing.json()["queued"]  # it may be written after the hook
+            not_yet = await client.post("/hook", json={"event": "Stop", "wait": True, "payload": {
+                **payload, "transcript_path": str(project / "gone.jsonl")}})
+            assert not_yet.status_code == 422
             relative = await client.post("/hook", json={"event": "Stop", "payload": {"cwd": "relative"}})
             assert relative.status_code == 400
         await service.close()
@@ -162,7 +165,9 @@ def test_a_hook_event_stored_before_its_transcript_exists_is_not_an_error(servic
     asyncio.run(scenario())
     with Outbox(outbox_path(lcm_env)) as box:
         rows = [(e.event, e.processed_at is not None, e.last_error) for e in box.events()]
-    assert rows == [("UserPromptSubmit", True, None), ("Stop", True, None), ("Stop", True, "TranscriptError")]
+    # the Stop naming a transcript not written yet waits for it (retried, daemon.transcript_wait_s)
+    assert rows == [("UserPromptSubmit", True, None), ("Stop", True, None),
+                    ("Stop", False, "TranscriptNotWrittenYet")]
 
 
 def test_context_route_gives_the_cli_context_with_large_file_references(lcm_env: Path, tmp_path: Path) -> None:

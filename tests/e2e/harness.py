@@ -42,6 +42,8 @@ class User:
     port: int = field(default_factory=free_port)
     extra_env: dict[str, str] = field(default_factory=dict)
     """More of the user's environment (the contrib plugins' ``PYTHONPATH``, an agent's endpoint settings)."""
+    _waited: int = field(default=0, init=False)
+    """Outbox rows seen by the last ``wait_processed``."""
 
     def __post_init__(self) -> None:
         self.home = self.root / "home"
@@ -110,11 +112,13 @@ class User:
             return [(str(e), bool(p), err) for e, p, err in rows]
 
     def wait_processed(self, events: set[str], timeout: float = 60) -> list[tuple[str, bool, str | None]]:
-        """Wait until the outbox holds ``events`` and every queued event is processed."""
+        """Wait until the outbox holds ``events`` queued since the previous call returned (an agent may run its
+        last hook as it exits) and every queued event is processed."""
         deadline = time.monotonic() + timeout
         while True:
             rows = self.outbox()
-            if events <= {e for e, _, _ in rows} and all(p for _, p, _ in rows):
+            if events <= {e for e, _, _ in rows[self._waited:]} and all(p for _, p, _ in rows):
+                self._waited = len(rows)
                 return rows
             if time.monotonic() > deadline:
                 raise AssertionError(f"hook events not processed in {timeout} s: {rows}")

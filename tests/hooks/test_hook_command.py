@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from lcm_framework.daemon_client.files import ensure_token
 
+from lcm_framework.daemon_client.files import ensure_token
 from lcm_framework.outbox import Outbox, outbox_path, read_backlog
 from tests.conftest import OFFLINE_ENV
 from tests.daemon.support import free_port
@@ -99,7 +99,7 @@ def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict
                                                                        tmp_path: Path) -> None:
     from lcm_framework.daemon_client.client import DaemonClient
 
-    env = {**env, "LCM_DAEMON_AUTOSTART": "true"}
+    env = {**env, "LCM_DAEMON_AUTOSTART": "true", "LCM_DAEMON_TRANSCRIPT_WAIT_S": "0"}
     port = int(env["LCM_DAEMON_PORT"])
     missing = {"session_id": "s1", "transcript_path": str(tmp_path / "gone.jsonl"), "cwd": str(tmp_path)}
     result = run_hook("Stop", stdin=json.dumps(missing).encode(), env=env)
@@ -110,7 +110,8 @@ def test_daemon_down_with_autostart_starts_it_and_it_drains_the_outbox(env: dict
         while time.monotonic() < deadline and not client.alive():
             time.sleep(0.1)
         assert client.alive(), (lcm_env / "daemon.log").read_text()[-2000:]
-        # The event names a transcript that does not exist: a permanent error, recorded and not retried.
+        # The event names a transcript that does not exist past daemon.transcript_wait_s (0 here): a permanent
+        # error, recorded and not retried.
         while time.monotonic() < deadline and read_backlog(lcm_env).pending:  # type: ignore[union-attr]
             time.sleep(0.1)
         with Outbox(outbox_path(lcm_env)) as box:
