@@ -177,22 +177,25 @@ def main(quick: bool) -> None:
 def post_tool_use(lcm: list[str], env: dict[str, str], project: Path, transcript: Path, runs: int,
                   requests: int, base95: float) -> None:
     """PostToolUse, a passive event captured straight into the outbox: the whole hook process, and the capture
-    itself in-process (parse, settings, outbox insert; target p95 < 100 ms)."""
+    itself in-process (parse through Claude Code's hook protocol as installed, settings, outbox insert; target
+    p95 < 100 ms)."""
     import io
 
-    from lcm_framework.agent_hooks.runner import run
+    from lcm_framework.agent_hooks.runner import HookArgs, run
+
+    protocol = "lcm_format_claude.hooks"
 
     payload = json.dumps({"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(project),
                           "hook_event_name": "PostToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "pytest -x tests/test_retry.py"},
                           "tool_response": {"exit_code": 1, "stderr": "E   AssertionError: retry budget " * 50,
                                             "stdout": "collected 12 items " * 500}}).encode()
-    whole = timed_runs([*lcm, "hook", "PostToolUse"], runs, stdin=payload, env=env)
+    whole = timed_runs([*lcm, "hook", "PostToolUse", "--protocol", protocol], runs, stdin=payload, env=env)
     line("lcm hook PostToolUse (outbox)", whole, base95)
     samples = []
     for _ in range(requests):
         started = time.perf_counter()
-        run("PostToolUse", None, payload, out=io.StringIO(), err=io.StringIO(), env=env)
+        run(HookArgs("PostToolUse", protocol=protocol), payload, out=io.StringIO(), err=io.StringIO(), env=env)
         samples.append((time.perf_counter() - started) * 1000)
     line("PostToolUse capture, in-process", samples, target=100)
 
