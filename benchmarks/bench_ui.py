@@ -86,6 +86,7 @@ def main(quick: bool = False) -> None:
             "message permalink": f"/p/{pid}/m/{middle.message_id}", "summary DAG": f"/p/{pid}/s/{session}/summaries",
             "summary": f"/p/{pid}/summary/{summary}", "context": f"/p/{pid}/s/{session}/context",
             "context, budget 2000": f"/p/{pid}/s/{session}/context?budget=2000",
+            "session start": f"/p/{pid}/s/{session}/start",
             "search": f"/p/{pid}/search?q=connection+timeout+retry", "memories": f"/p/{pid}/memories",
             "live poll": f"/p/{pid}/s/{session}?after={SESSION_MESSAGES - 1}&fragment=1", "health": "/health",
         }

@@ -134,6 +134,15 @@ async def context(request: Request) -> Response:
     return respond(request, "context.html.j2", result, pid=pid)
 
 
+async def start(request: Request) -> Response:
+    pid = request.path_params["pid"]
+    session = checked(SESSION_ID, request.path_params["session"])
+    storage = await storage_of(request)
+    app = await run(scopes_of(request).app_for, pid)
+    result = await run(views.session_start, app, storage, session)
+    return respond(request, "start.html.j2", result, pid=pid)
+
+
 async def search(request: Request) -> Response:
     pid = request.path_params["pid"]
     await storage_of(request)  # 404 for a project the backend does not hold
@@ -224,5 +233,6 @@ def routes(static_dir: str) -> list[BaseRoute]:
         *both("/p/{pid}/summary/{sid}", summary),
         *both("/p/{pid}/s/{session:path}/summaries", dag),
         *both("/p/{pid}/s/{session:path}/context", context),
+        *both("/p/{pid}/s/{session:path}/start", start),
         *both("/p/{pid}/s/{session:path}", transcript),
     ]

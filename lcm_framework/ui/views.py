@@ -46,16 +46,10 @@ class ContextPreview:
     items: tuple[ContextItemView, ...]
     messages: tuple[dict[str, Any], ...]
     """What the model is handed, as ``lcm context --json`` prints it."""
-    session_start: dict[str, Any]
-    """What the SessionStart hook restores for this session."""
 
 
 def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: int | None) -> ContextPreview:
-    """The ``context`` verb's result for the session, one item per summary or message it holds, and what the
-    SessionStart hook restores (``daemon.operations.restore`` with the project's memories)."""
-    from ..daemon.operations import restore
-    from ..memory.hints import session_memories
-    from ..memory.scope import MemoryScope
+    """The ``context`` verb's result for the session, one item per summary or message it holds.    """
     from ..operations.browse import segments
     from ..operations.context import ContextRequest, context
 
@@ -71,15 +65,34 @@ def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: 
              for s in summaries.values()]
     timed += [(m.created_at, ContextItemView("message", f"msg_{m.message_id}", m.token_count, m.message_id in fresh))
               for m in messages.values()]
-    memories = session_memories(MemoryScope(storage, False), None, int(app.config.get("memory.restore_count")))
-    start = restore(storage, session_id, max_tokens=RESTORE_MAX_TOKENS, limit=RESTORE_LIMIT, source="startup",
-                    memories=memories)
     return ContextPreview(
         project_id=storage.project_id, session_id=session_id, budget=assembled.budget, default_budget=default,
         token_estimate=assembled.token_estimate, fresh_tail_tokens=assembled.fresh_tail_tokens,
         over_budget=assembled.over_budget, items=tuple(v for _, v in sorted(timed, key=lambda t: (t[0], t[1].id))),
-        messages=tuple(found.to_json()["messages"]), session_start=start,
+        messages=tuple(found.to_json()["messages"]),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    project_id: str
+    session_id: str
+    restored: dict[str, Any]
+    """What the SessionStart hook hands the agent for this session: summaries, messages, memories, the text."""
+
+
+def session_start(app: App, storage: ProjectStorage, session_id: str) -> SessionStart:
+    """``daemon.operations.restore`` of the session with the project's memories, as the hook runs it (the
+    surfacing of those memories is not recorded: nothing was shown to a model)."""
+    from ..daemon.operations import restore
+    from ..memory.hints import session_memories
+    from ..memory.scope import MemoryScope
+    from ..operations.browse import segments
+
+    segments(storage, session_id)
+    memories = session_memories(MemoryScope(storage, False), None, int(app.config.get("memory.restore_count")))
+    return SessionStart(storage.project_id, session_id, restore(
+        storage, session_id, max_tokens=RESTORE_MAX_TOKENS, limit=RESTORE_LIMIT, source="startup", memories=memories))
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,7 +118,10 @@ def test_the_budget_slider_changes_what_the_model_gets(page: Any, ui: Explorer, 
     after = page.locator("#context-total").inner_text()
     assert after != before and "of 200" in after
     assert page.locator(".bar-row").count() <= items_before
-    assert page.get_by_role("heading", name="What SessionStart restores").is_visible()
+    page.get_by_role("link", name="What SessionStart restores for this session →").click()
+    page.wait_for_url(re.compile(r"/start$"))
+    assert "memories" in page.locator("#restored-count").inner_text()
+    assert page.locator("pre.restore").inner_text().strip()
 
 
 def test_archive_and_revive_a_memory(page: Any, ui: Explorer, shots: Path) -> None:

@@ -110,7 +110,8 @@ def test_the_context_preview_follows_the_budget(ui: Explorer) -> None:
     assert any(i["kind"] == "summary" for i in narrow["items"])  # older turns come back as their summary
     assert sum(i["tokens"] for i in narrow["items"]) >= narrow["fresh_tail_tokens"]
     assert any(i["fresh_tail"] for i in narrow["items"])
-    assert "session_start" in narrow and "context" in narrow["session_start"]
+    start = get(ui, f"/p/{ui.project_id}/s/{ui.session_id}/start.json")["restored"]
+    assert start["session_id"] == ui.session_id and start["context"] and start["memories"]
 
 
 def test_search_ranks_each_result_in_both_lists(ui: Explorer) -> None:
@@ -132,7 +133,8 @@ def test_memories_show_lineage_and_feedback(ui: Explorer) -> None:
 
 
 @pytest.mark.parametrize("page", ["/projects", "/health", "/p/{pid}/sessions", "/p/{pid}/s/{sid}",
-                                  "/p/{pid}/s/{sid}/summaries", "/p/{pid}/s/{sid}/context", "/p/{pid}/search?q=port",
+                                  "/p/{pid}/s/{sid}/summaries", "/p/{pid}/s/{sid}/context", "/p/{pid}/s/{sid}/start",
+                                  "/p/{pid}/search?q=port",
                                   "/p/{pid}/memories"])
 def test_every_page_renders_as_html_and_json(ui: Explorer, page: str) -> None:
     path = page.format(pid=ui.project_id, sid=ui.session_id)
