@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LcmError
 from ..jsonable import to_jsonable
+from ..storage.lineage import Lineage, parse
 from . import store
-from .lineage import Lineage, parse
 from .scope import MemoryScope, existing_memory_scope, memory_scope
 
 if TYPE_CHECKING:

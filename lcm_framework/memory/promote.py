@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..storage.lineage import Lineage
 from ..storage.models import Message
 from .extract import Candidate, extract, own_words, tags_of
-from .lineage import Lineage
 from .store import remember, was_forgotten
 
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import LcmError, UnsupportedCapabilityError
 from ..recall.refs import RecallNotFoundError
+from ..storage.lineage import Lineage, parse
 from ..storage.models import Memory, NewMemory, RecallStats, SearchMode, SearchQuery, SearchTarget
 from . import text
-from .lineage import Lineage, parse
 
 if TYPE_CHECKING:
     from ..scrub import Scrubber

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..memory.lineage import parse
 from ..memory.scope import user_wide_root
+from ..storage.lineage import parse
 from . import records
 from .records import iso
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..memory.lineage import Lineage
 from ..memory.scope import user_wide_root
 from ..memory.text import normalize
 from ..safe_paths import atomic_write_private
+from ..storage.lineage import Lineage
 from .export import Locator, conversation_record
 from .reader import lines, read_header, read_record
 from .records import RecordFormatError, digest, required_when, when

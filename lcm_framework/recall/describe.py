@@ -101,7 +101,7 @@ def _message(storage: ProjectStorage, ref: Ref) -> Description | None:
 
 def _memory(storage: ProjectStorage, ref: Ref) -> Description | None:
     """A memory with the summaries and messages it was promoted from (``lcm expand`` those for the originals)."""
-    from ..memory.lineage import parse
+    from ..storage.lineage import parse
 
     memory = storage.promoted_memory.get_memory(ref.memory_id)
     if memory is None:

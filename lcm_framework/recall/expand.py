@@ -52,7 +52,7 @@ class Expansion:
 
 def _memory_sources(storage: ProjectStorage, ref: Ref) -> list[int] | None:
     """The messages a memory was promoted from; None when this project holds no such memory."""
-    from ..memory.lineage import parse
+    from ..storage.lineage import parse
 
     memory = storage.promoted_memory.get_memory(ref.memory_id)
     return list(parse(memory.metadata).messages) if memory is not None else None

@@ -1,4 +1,5 @@
-"""Where a memory came from, kept as JSON in the memory's ``metadata``.
+"""Where a memory came from, kept as JSON in the memory's ``metadata`` (memory writes it; recall and the
+portable records read it).
 
 ``{"origin": "user" | "mcp" | "promotion" | "import", "summaries": [sum_...], "messages": [message ids],
 "kind": "decision" | ...}``; ``source_summary_id`` is the first summary.
