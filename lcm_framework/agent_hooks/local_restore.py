@@ -14,8 +14,8 @@ from pathlib import Path
 
 def restored_context(project: Path, session_id: str | None, env: Mapping[str, str] | None = None,
                      source: str | None = None) -> str:
+    from ..assembly.restore import restore
     from ..config import load_config
-    from ..daemon.operations import restore
     from ..kernel.plugins import build_plugins
     from ..memory.hints import session_memories
     from ..memory.scope import USER_WIDE_DIR, MemoryScope

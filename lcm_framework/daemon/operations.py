@@ -13,9 +13,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..assembly.restore import restore, session_conversation
 from ..errors import NotFoundError, StorageUnavailableError
 from ..jsonable import to_jsonable
-from .restore import restore, session_conversation
 
 if TYPE_CHECKING:
     from ..app import App

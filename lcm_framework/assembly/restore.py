@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..assembly import Piece, select_pieces
 from ..storage.models import ContextItem, ContextItemKind, Message, Summary
 from ..transcripts.format_helpers import LCM_CONTEXT_HEADER
+from .assemble import select_pieces
+from .select import Piece
 
 if TYPE_CHECKING:
     from ..memory.hints import Hint
