@@ -10,6 +10,8 @@ files edited together in ``CO_EDIT_SESSIONS`` sessions (on any machine) becomes 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import DataValidationError
@@ -74,3 +76,31 @@ def team_learning(repos: Repositories, claim: InboxClaim, effect: PassiveEffect)
             if found is not None:
                 created.append(found)
     return created
+
+
+class SeenEdits:
+    """Per project root and session, the files a worker's committed applications left in the session's
+    co-edit record (``complete`` counts a pair when a session first has both files). An edit within them
+    changes no count, so ``team_learning`` can find nothing new for it and is skipped (a long backlog of
+    one session's edits then costs no co-edit reads); a count that grows is examined by the worker whose
+    application grew it. Remembers the ``limit`` most recent sessions."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self._limit = limit
+        self._files: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+
+    def may_complete(self, root: str, effect: PassiveEffect) -> bool:
+        """Whether applying ``effect`` may have raised a co-edit count."""
+        if not effect.co_edit or effect.session_id is None or not effect.files:
+            return False
+        return not set(effect.files) <= self._files.get((root, effect.session_id), frozenset())
+
+    def committed(self, root: str, effects: Sequence[PassiveEffect]) -> None:
+        """These effects are committed: their files are in their sessions' records."""
+        for effect in effects:
+            if effect.co_edit and effect.session_id is not None and effect.files:
+                key = (root, effect.session_id)
+                self._files[key] = self._files.get(key, frozenset()) | frozenset(effect.files)
+                self._files.move_to_end(key)
+        while len(self._files) > self._limit:
+            self._files.popitem(last=False)

@@ -40,7 +40,7 @@ from ..outbox import QUARANTINED, Outbox, OutboxEvent, outbox_path
 from ..storage.contracts import ProjectStorage, Repositories
 from ..storage.inbox import InboxClaim, InboxEvent, InboxRow, InboxState, PruneOutcome
 from ..storage.models import Lease
-from .effects import effect_of, team_learning
+from .effects import SeenEdits, effect_of, team_learning
 from .killpoints import KillPoints
 from .transport import transport_form
 
@@ -129,6 +129,7 @@ class DrainWorker:
         self.settings = settings
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
         self._kill = KillPoints(os.environ if env is None else env)
+        self._edits = SeenEdits()
 
     # --- one pass -------------------------------------------------------------
 
@@ -279,7 +280,7 @@ class DrainWorker:
                 for machine, run in groupby(claims, key=lambda c: c.machine_id):  # claims come by machine, seq
                     mine = list(run)
                     for start in range(0, len(mine), APPLY_CHUNK):
-                        applied = self._apply_chunk(storage, lease, mine[start:start + APPLY_CHUNK], report)
+                        applied = self._apply_chunk(root, storage, lease, mine[start:start + APPLY_CHUNK], report)
                         lease = self._renew(root, lease)  # a long backlog never outlives the lease
                         if not applied:
                             stopped.add(machine)  # its later claims wait: they expire and come back in order
@@ -297,7 +298,7 @@ class DrainWorker:
             report.errors.append(f"project {root} skipped: {_code(exc)}")
             return None
 
-    def _apply_chunk(self, storage: ProjectStorage, lease: Lease, chunk: list[InboxClaim],
+    def _apply_chunk(self, root: str, storage: ProjectStorage, lease: Lease, chunk: list[InboxClaim],
                      report: DrainReport) -> bool:
         """One machine's consecutive claims in one fenced transaction (one commit for all of them); when an
         effect does not read or the transaction fails, one by one instead, so a poison event stays alone.
@@ -311,26 +312,31 @@ class DrainWorker:
             def apply(repos: Repositories) -> None:
                 for claim, effect in zip(chunk, effects, strict=True):
                     repos.passive_inbox.complete(lease, claim, effect)
-                    team_learning(repos, claim, effect)
+                    if self._edits.may_complete(root, effect):
+                        team_learning(repos, claim, effect)
 
             try:
                 storage.transaction(apply)
+                committed = True
             except StorageUnavailableError:
                 if not self._applied(storage, chunk):  # the commit may have happened: read the rows back
                     raise
+                committed = True
             except ConflictError as exc:
                 if exc.code == "fence_mismatch":
                     raise LeaseLost from None
                 return False
             except LcmError:
-                pass  # one by one below: the failing event is found and counted alone
-            else:
+                committed = False  # one by one below: the failing event is found and counted alone
+            if committed:
                 self._kill.reached("remote_applied")
+                self._edits.committed(root, effects)
                 report.applied += len(chunk)
                 return True
-        return all(self._apply_one(storage, lease, claim, report) for claim in chunk)
+        return all(self._apply_one(root, storage, lease, claim, report) for claim in chunk)
 
-    def _apply_one(self, storage: ProjectStorage, lease: Lease, claim: InboxClaim, report: DrainReport) -> bool:
+    def _apply_one(self, root: str, storage: ProjectStorage, lease: Lease, claim: InboxClaim,
+                   report: DrainReport) -> bool:
         """Apply one claimed event; False when its machine's later events must wait (it failed and will be
         retried, or its claim was lost); True when it was applied or quarantined."""
         try:
@@ -340,7 +346,8 @@ class DrainWorker:
 
         def apply(repos: Repositories) -> None:
             repos.passive_inbox.complete(lease, claim, effect)
-            team_learning(repos, claim, effect)
+            if self._edits.may_complete(root, effect):
+                team_learning(repos, claim, effect)
 
         try:
             storage.transaction(apply)
@@ -354,6 +361,7 @@ class DrainWorker:
         except LcmError as exc:
             return self._failed(storage, lease, claim, _code(exc), report)
         self._kill.reached("remote_applied")
+        self._edits.committed(root, [effect])
         report.applied += 1
         return True
 
