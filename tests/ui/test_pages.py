@@ -149,3 +149,18 @@ def test_every_page_renders_as_html_and_json(ui: Explorer, page: str) -> None:
 def test_project_for_another_home_is_not_found(ui: Explorer, tmp_path: Path) -> None:
     answer = httpx.get(f"{ui.base}/p/{'0' * 64}/sessions.json", headers=ui.auth)
     assert answer.status_code == 404 and answer.json()["error"] == "not_found"
+
+
+def test_search_and_grep_lists_are_what_the_cli_prints(ui: Explorer) -> None:
+    """The page renders the operations layer's results: its lists are ``lcm search --json`` and
+    ``lcm grep --json`` for the same request."""
+    import json
+
+    from lcm_framework.ui.views import GREP_LIMIT, SEARCH_LIMIT
+
+    query = "address already in use"
+    page = get(ui, f"/p/{ui.project_id}/search.json?q=address+already+in+use")
+    searched = json.loads(ui.lcm("search", query, "--limit", str(SEARCH_LIMIT), "--json").stdout)
+    grepped = json.loads(ui.lcm("grep", query, "--mode", "full_text", "--limit", str(GREP_LIMIT), "--json").stdout)
+    assert list(page["search"]) == searched["results"]
+    assert page["grep"] == grepped
