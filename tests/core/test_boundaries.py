@@ -18,11 +18,39 @@ API = "lcm_framework.plugin_api"
 PLUGIN_ROOTS = ("plugins", "formats", "prompts", "contrib")
 
 
+DYNAMIC = "<a module named at run time>"
+"""What ``_imported`` reports for ``import_module(name)`` / ``__import__(name)`` whose module it cannot read."""
+
+
+def _dynamic_target(call: ast.Call, package: str) -> str | None:
+    """The module ``importlib.import_module(...)`` or ``__import__(...)`` loads (``DYNAMIC`` when the source does
+    not say which), or None when ``call`` is no such call. An f-string that starts with ``__package__`` or
+    ``__name__`` stays in the caller's own package; one that starts with text is read up to its first field."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name not in {"import_module", "__import__"}:
+        return None
+    arg = call.args[0] if call.args else None
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values:
+        first = arg.values[0]
+        if isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name) and first.value.id in {
+                "__package__", "__name__"}:
+            return package
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value:
+            return first.value.rstrip(".")
+    return DYNAMIC
+
+
 def _imported(path: Path, package: str) -> list[tuple[int, str]]:
-    """Every module (and ``module.name``) an import statement of ``path`` names, made absolute."""
+    """Every module (and ``module.name``) an import statement of ``path`` names, made absolute, and every module
+    it loads through ``importlib.import_module`` or ``__import__``."""
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call) and (target := _dynamic_target(node, package)) is not None:
+            found.append((node.lineno, target))
+        elif isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = package.split(".")[: len(package.split(".")) + 1 - node.level] if node.level else []
@@ -55,7 +83,7 @@ def _plugin_packages() -> set[str]:
 
 def _api_offenders(path: Path, package: str) -> list[tuple[int, str]]:
     return [(line, name) for line, name in _imported(path, package)
-            if (name == "lcm_framework" or name.startswith("lcm_framework.")) and not _is_api(name)]
+            if (name in {"lcm_framework", DYNAMIC} or name.startswith("lcm_framework.")) and not _is_api(name)]
 
 
 def test_plugins_import_only_the_public_plugin_api() -> None:
@@ -84,10 +112,15 @@ def test_the_checks_see_every_import_form(tmp_path: Path) -> None:
     sample.write_text("import lcm_framework.storage\nfrom lcm_framework import storage, plugin_api\n"
                       "from lcm_framework.plugin_api.storage import Health\nfrom lcm_framework.app import App\n"
                       "def f():\n    from lcm_framework.cli.output import print_json\n"
-                      "from . import sibling\nimport lcm_sqlite.factory\n")
+                      "from . import sibling\nimport lcm_sqlite.factory\n"
+                      "import importlib\nfrom importlib import import_module\n"
+                      "importlib.import_module('lcm_framework.storage.checked')\n__import__('lcm_framework.app')\n"
+                      "import_module(f'lcm_framework.cli.{name}')\nimport_module(f'{__package__}.mine')\n"
+                      "import_module(name)\nimport_module('lcm_framework.plugin_api.output')\n")
     assert _api_offenders(sample, "some_plugin") == [
         (1, "lcm_framework.storage"), (2, "lcm_framework.storage"), (4, "lcm_framework.app.App"),
-        (6, "lcm_framework.cli.output.print_json")]
+        (6, "lcm_framework.cli.output.print_json"), (11, "lcm_framework.storage.checked"), (12, "lcm_framework.app"),
+        (13, "lcm_framework.cli"), (15, DYNAMIC)]
     imported = _imported(sample, "lcm_framework.daemon")
     assert (7, "lcm_framework.daemon.sibling") in imported and (8, "lcm_sqlite.factory") in imported
 
