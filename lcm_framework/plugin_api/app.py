@@ -1,12 +1,14 @@
-"""The application handle a command or capability receives, and configuration files.
+"""What a plugin's command or capability receives, and configuration files.
 
-``App`` gives ``config``, ``plugins``, ``storage`` (the backend factory) and ``project()``; ``Config`` is the
-resolved configuration; ``read_config_file``/``set_config_key`` read and edit one TOML configuration file.
+``Host`` is what ``run(args, app)`` and a capability's ``handler(app, args)`` get: the resolved ``config``, the
+loaded ``plugins``, the storage backend (behind the core's checks), ``project()`` and the configured
+``summarizer()``. ``Config`` is the resolved configuration; ``read_config_file``/``set_config_key`` read and
+edit one TOML configuration file.
 """
 
-from ..app import App
 from ..config import Config
 from ..config.files import set_key as set_config_key
 from ..config.resolve import read_config_file
+from ..kernel.host import Host
 
-__all__ = ["App", "Config", "read_config_file", "set_config_key"]
+__all__ = ["Config", "Host", "read_config_file", "set_config_key"]

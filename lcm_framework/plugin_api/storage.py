@@ -4,13 +4,11 @@ The contracts (``StorageBackendFactory`` -> ``ProjectStorage`` -> repositories) 
 ``docs/storage.md``. The core validates every argument of a repository call before the adapter sees it
 (``lcm_framework.storage.checked``); adapters raise their own typed errors (not found, conflict) through a
 ``Validator`` (``CheckedRepository`` gives repositories ``_not_found``/``_conflict``/``_invalid``).
-``storage_driver(app.storage)`` is the adapter's own factory behind the core's wrapper.
 ``MAX_SAFE_INT`` (2**53-1) bounds every stored count; ``RANK_CANDIDATES`` bounds unfiltered ranking;
 ``COMMON_MIN``/``COMMON_SHARE`` make a query word a stop word of the corpus;
 ``STOP_WORDS`` and ``query_phrases``/``query_chunks`` split query text the same way on every backend.
 """
 
-from ..storage.checked import storage_driver
 from ..storage.contracts import (
     COMMON_MIN,
     COMMON_SHARE,
@@ -184,6 +182,5 @@ __all__ = [
     "query_chunks",
     "query_phrases",
     "same_but_unlinked",
-    "storage_driver",
     "unsupported_passive_inbox",
 ]

@@ -14,11 +14,11 @@ from lcm_framework.plugin_api import CommandSpec, ConfigError
 from lcm_framework.plugin_api.output import add_json, print_json
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import App
+    from lcm_framework.plugin_api.app import Host
 
 
 @contextmanager
-def _direct(app: App, domain: str) -> Iterator[tuple[Any, Any]]:
+def _direct(app: Host, domain: str) -> Iterator[tuple[Any, Any]]:
     """(settings, autocommit connection) without building the factory (used by migrate/verify)."""
     from .runtime import Runtime
     from .settings import load_settings
@@ -33,17 +33,20 @@ def _direct(app: App, domain: str) -> Iterator[tuple[Any, Any]]:
 
 
 @contextmanager
-def _backend_cursor(app: App, domain: str) -> Iterator[Any]:
-    """A cursor in one transaction on the configured (verified) PostgreSQL backend."""
-    from lcm_framework.plugin_api.storage import storage_driver
-
+def _backend_cursor(app: Host, domain: str) -> Iterator[Any]:
+    """A cursor in one transaction on the configured PostgreSQL backend, verified as opening it verifies (its
+    own factory, closed afterwards). Identity rows are no storage contract: nothing here goes around the core's
+    checks of repository calls."""
     from .factory import PostgresBackendFactory
 
-    factory = storage_driver(app.storage)
-    if not isinstance(factory, PostgresBackendFactory):
+    if app.config.get("storage.backend") != "postgresql":
         raise ConfigError("this command needs storage.backend = postgresql (LCM_STORAGE_BACKEND=postgresql)")
-    with factory.runtime.connection(domain) as conn, conn.transaction(), conn.cursor() as cur:
-        yield cur
+    factory = PostgresBackendFactory(app.config)
+    try:
+        with factory.runtime.connection(domain) as conn, conn.transaction(), conn.cursor() as cur:
+            yield cur
+    finally:
+        factory.close()
 
 
 # --- lcm postgres ------------------------------------------------------------
@@ -58,7 +61,7 @@ def configure_postgres(parser: argparse.ArgumentParser) -> None:
     add_json(ver)
 
 
-def run_postgres(args: argparse.Namespace, app: App) -> int:
+def run_postgres(args: argparse.Namespace, app: Host) -> int:
     from . import grants
 
     if args.action == "grants":
@@ -100,7 +103,7 @@ def configure_machine(parser: argparse.ArgumentParser) -> None:
     add_json(show)
 
 
-def run_machine(args: argparse.Namespace, app: App) -> int:
+def run_machine(args: argparse.Namespace, app: Host) -> int:
     from . import identity
 
     home = app.config.home
@@ -138,7 +141,7 @@ def configure_project(parser: argparse.ArgumentParser) -> None:
     add_json(show)
 
 
-def run_project(args: argparse.Namespace, app: App) -> int:
+def run_project(args: argparse.Namespace, app: Host) -> int:
     from pathlib import Path
 
     from . import identity

@@ -9,12 +9,12 @@ from lcm_framework.plugin_api import Argument, Capability, hookimpl
 from lcm_framework.plugin_api import recall_arguments as arguments
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import App
+    from lcm_framework.plugin_api.app import Host
 
 
-def _verb(verb: str, request: str) -> Callable[[App, Mapping[str, Any]], Any]:
+def _verb(verb: str, request: str) -> Callable[[Host, Mapping[str, Any]], Any]:
     """The handler running the operations layer's ``verb`` with the checked arguments as its ``request``."""
-    def handler(app: App, args: Mapping[str, Any]) -> Any:
+    def handler(app: Host, args: Mapping[str, Any]) -> Any:
         from lcm_framework.plugin_api import recall
 
         return getattr(recall, verb)(app, getattr(recall, request)(**args)).to_json()
@@ -34,7 +34,7 @@ def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
 
 
 def _capability(name: str, description: str, args: tuple[Argument, ...],
-                handler: Callable[[App, Mapping[str, Any]], Any]) -> Capability:
+                handler: Callable[[Host, Mapping[str, Any]], Any]) -> Capability:
     return Capability(name=name, description=description, arguments=args, handler=handler)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from lcm_framework.plugin_api import CommandSpec, LcmError, ScrubberError
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import App
+    from lcm_framework.plugin_api.app import Host
     from lcm_framework.plugin_api.scrub import Scrubber
 
 DESCRIPTION = """\
@@ -71,13 +71,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     purge.add_argument("--yes", action="store_true", help="really delete")
 
 
-def _scrubber(app: App) -> Scrubber:
+def _scrubber(app: Host) -> Scrubber:
     from lcm_framework.plugin_api.scrub import app_scrubber
 
     return app_scrubber(app.config, app.plugins)
 
 
-def _list(args: argparse.Namespace, app: App) -> int:
+def _list(args: argparse.Namespace, app: Host) -> int:
     from lcm_framework.plugin_api.output import print_json, print_table
 
     from .custom import project_patterns_file, read_patterns, rule_id
@@ -113,7 +113,7 @@ def _list(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-def _validate(app: App, pattern: str) -> str:
+def _validate(app: Host, pattern: str) -> str:
     """Refuse a pattern that does not compile or would redact transcript structure; return its rule id."""
     from lcm_framework.plugin_api import Rule, RulePack
     from lcm_framework.plugin_api.scrub import format_samples, scrubber_from_packs
@@ -127,13 +127,13 @@ def _validate(app: App, pattern: str) -> str:
     return rule.id
 
 
-def _global_patterns(app: App) -> list[str]:
+def _global_patterns(app: Host) -> list[str]:
     from lcm_framework.plugin_api.app import read_config_file
 
     return list(read_config_file(app.config.global_file, app.config.settings).get("security.sensitive_patterns") or [])
 
 
-def _add(args: argparse.Namespace, app: App) -> int:
+def _add(args: argparse.Namespace, app: Host) -> int:
     from .custom import project_patterns_file, read_patterns, write_patterns
 
     rid = _validate(app, args.pattern)
@@ -153,7 +153,7 @@ def _add(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-def _remove(args: argparse.Namespace, app: App) -> int:
+def _remove(args: argparse.Namespace, app: Host) -> int:
     from .custom import project_patterns_file, read_patterns, rule_id, write_patterns
 
     rid = rule_id(args.pattern)
@@ -176,7 +176,7 @@ def _remove(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-def _test(args: argparse.Namespace, app: App) -> int:
+def _test(args: argparse.Namespace, app: Host) -> int:
     from lcm_framework.plugin_api.output import print_json
 
     scrubber = _scrubber(app)
@@ -193,7 +193,7 @@ def _test(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
-def _scan(args: argparse.Namespace, app: App) -> int:
+def _scan(args: argparse.Namespace, app: Host) -> int:
     from lcm_framework.plugin_api.output import print_json, print_table
 
     from .scan import scan_paths
@@ -222,7 +222,7 @@ def _scan(args: argparse.Namespace, app: App) -> int:
     return 1 if rows else 0
 
 
-def _audit(args: argparse.Namespace, app: App) -> int:
+def _audit(args: argparse.Namespace, app: Host) -> int:
     from lcm_framework.plugin_api.output import print_json, print_table
     from lcm_framework.plugin_api.scrub import record_audit
 
@@ -261,7 +261,7 @@ def _audit(args: argparse.Namespace, app: App) -> int:
     return 1 if rows else 0
 
 
-def _purge(args: argparse.Namespace, app: App) -> int:
+def _purge(args: argparse.Namespace, app: Host) -> int:
     from .custom import project_patterns_file
 
     path = project_patterns_file(app.config.project_root)
@@ -284,7 +284,7 @@ ACTIONS = {
 }
 
 
-def run(args: argparse.Namespace, app: App) -> int:
+def run(args: argparse.Namespace, app: Host) -> int:
     return ACTIONS[args.action](args, app)
 
 

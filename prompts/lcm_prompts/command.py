@@ -10,7 +10,7 @@ from lcm_framework.plugin_api.output import add_json, print_json, print_table
 from lcm_framework.plugin_api.summarize import TEMPLATES, PromptRenderer
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import App
+    from lcm_framework.plugin_api.app import Host
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_json(parser)
 
 
-def run(args: argparse.Namespace, app: App) -> int:
+def run(args: argparse.Namespace, app: Host) -> int:
     renderer = PromptRenderer(app.config, app.plugins)
     if args.action == "show":
         text, origin = renderer.template_source(args.name)
