@@ -22,7 +22,6 @@ from ..installer.agent_files import (
     load_json,
     mcp_argv,
     mcp_spec,
-    same_if_equal,
 )
 from ..installer.changes import FileChange, read_text
 from ..installer.command import is_lcm_hook
@@ -47,6 +46,5 @@ __all__ = [
     "mcp_argv",
     "mcp_spec",
     "read_text",
-    "same_if_equal",
     "tomlkeys",
 ]

@@ -1,7 +1,6 @@
-"""Command output for plugin commands: the ``--json`` option, JSON documents, aligned tables and terminal-safe
-text (``lcm ... --json`` and plain)."""
+"""Command output for plugin commands: the ``--json`` option, JSON documents and aligned tables (``lcm ... --json``
+and plain; ``lcm`` makes every command's standard output terminal-safe itself)."""
 
-from ..jsonable import to_jsonable
-from ..output import JSON_HELP, add_json, print_json, print_table, terminal_safe
+from ..output import add_json, print_json, print_table
 
-__all__ = ["JSON_HELP", "add_json", "print_json", "print_table", "terminal_safe", "to_jsonable"]
+__all__ = ["add_json", "print_json", "print_table"]
