@@ -105,10 +105,11 @@ def search(
     """Best matches first (rank 1 first), at most ``limit``; ``context`` neighbouring turns on each side of
     a message hit. A backend without full text falls back to substring matching. Hits in sub-agent runs
     name the session and tool call that started them. With ``embedder`` (the semantic lane), the message
-    list is fused with the messages nearest the query's vector (``with_semantic``)."""
+    list is fused with the messages nearest the query's vector (``with_semantic``) when the project's vectors
+    are that embedder's (another one's are ignored until ``lcm embed`` replaces them)."""
     found = {target: _ranked(storage, query, target, _wanted(target, limit), conversation_ids, include_subagents)
              for target in SearchTarget}
-    if embedder is not None:
+    if embedder is not None and storage.vectors.space() == semantic.space(embedder):  # vectors of this embedder
         wanted = _wanted(SearchTarget.MESSAGES, limit)
         near = semantic.nearest(storage, semantic.query_vector(embedder, query), SearchTarget.MESSAGES, wanted,
                                 conversation_ids=conversation_ids, include_subagents=include_subagents,

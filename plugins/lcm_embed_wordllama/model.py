@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from lcm_framework.plugin_api.embedding import EmbeddingUnavailableError
 MODEL = "l2_supercat"
 DIMENSIONS = 256
 TENSOR = "embedding.weight"
+CACHE = 200_000
+"""Pieces whose tokens are kept (a few MB)."""
 
 
 @dataclass
@@ -50,7 +52,6 @@ class WordLlamaEmbedder:
         with safe_open(str(weights), framework="np", device="cpu") as tensors:
             embedding = numpy.asarray(tensors.get_tensor(TENSOR), dtype=numpy.float32)
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        tokenizer.enable_padding()
         tokenizer.no_truncation()
         return cls(_Inference(embedding, tokenizer))
 
@@ -67,24 +68,48 @@ class WordLlamaEmbedder:
 
 @dataclass
 class _Inference:
-    """WordLlama's inference (``wordllama.inference.WordLlamaInference.embed``): the mean of the token vectors,
-    without importing the wordllama package (its configuration models take seconds to import)."""
+    """WordLlama's inference (``wordllama.inference.WordLlamaInference.embed``): the mean of the text's token
+    vectors, without importing the wordllama package (its configuration models take seconds to import).
+
+    The tokenizer (Llama 2's: spaces become ``▁``, no pre-tokenizer, no merge across a ``▁``) gives each
+    space-separated piece the same tokens alone as within its text, so a piece's tokens are looked up once
+    and kept (``CACHE`` pieces at most): tokenizing is what costs, and words repeat."""
 
     embedding: Any
     tokenizer: Any
-    batch: int = 64
+    pieces: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    columns: Any = None
+    """The embedding transposed (a dimension per row): summing a text's tokens then runs along rows."""
+
+    def __post_init__(self) -> None:
+        import numpy as np
+
+        self.columns = np.ascontiguousarray(self.embedding.T)
 
     def embed(self, texts: list[str]) -> Any:
         import numpy as np
 
-        out = np.empty((len(texts), self.embedding.shape[1]), dtype=np.float32)
-        for start in range(0, len(texts), self.batch):
-            encoded = self.tokenizer.encode_batch(texts[start:start + self.batch], add_special_tokens=False)
-            ids = np.clip(np.array([e.ids for e in encoded], dtype=np.int32), 0, self.embedding.shape[0] - 1)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
-            total = np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
-            out[start:start + len(encoded)] = np.sum(self.embedding[ids] * mask[..., None], axis=1,
-                                                     dtype=np.float32) / total
+        split = [text.split(" ") for text in texts]
+        missing = list({p for pieces in split for p in pieces if p not in self.pieces})
+        if len(self.pieces) + len(missing) > CACHE:
+            self.pieces.clear()
+        top = self.embedding.shape[0] - 1
+        for start in range(0, len(missing), 4096):
+            chunk = missing[start:start + 4096]
+            for piece, encoded in zip(chunk, self.tokenizer.encode_batch_fast(chunk, add_special_tokens=False),
+                                      strict=True):
+                self.pieces[piece] = tuple(min(i, top) for i in encoded.ids)
+        out = np.zeros((len(texts), self.embedding.shape[1]), dtype=np.float32)
+        for start in range(0, len(texts), 256):
+            ids = [[t for p in pieces for t in self.pieces[p]] for pieces in split[start:start + 256]]
+            lengths = np.fromiter((len(x) for x in ids), np.int64, len(ids))
+            flat = np.fromiter((t for x in ids for t in x), np.int64, int(lengths.sum()))
+            if not len(flat):
+                continue
+            filled = lengths > 0
+            starts = (np.cumsum(lengths) - lengths)[filled]
+            sums = np.add.reduceat(np.take(self.columns, flat, axis=1), starts, axis=1)  # contiguous rows: fast
+            out[start + np.flatnonzero(filled)] = (sums / lengths[filled]).T
         return out
 
 

@@ -12,6 +12,7 @@ import pytest
 from lcm_framework.memory.hints import for_prompt
 from lcm_framework.memory.scope import MemoryScope
 from lcm_framework.recall.across import search_all
+from lcm_framework.recall.search import search
 from lcm_framework.recall.semantic import fill, lane
 from lcm_framework.storage.models import NewMemory, SearchTarget
 from tests.conftest import run_lcm, skip_or_fail
@@ -148,5 +149,9 @@ def test_another_embedder_replaces_the_vectors(tmp_path: Path) -> None:
             assert again.dropped and again.messages == 4
             assert storage.vectors.space() is not None and storage.vectors.space().embedder == "wordllama-renamed"  # type: ignore[union-attr]
             assert fill(storage, Renamed()).messages == 0
+            # the query's embedder is not the one the vectors come from: the lane stays out until they are replaced
+            assert not any("Football" in r.hit.snippet for r in search(storage, QUESTION, embedder=embedder))
+            assert fill(storage, embedder).dropped
+            assert "Football" in search(storage, QUESTION, embedder=embedder, context=0)[0].hit.snippet
     finally:
         app.close()
