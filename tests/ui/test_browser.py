@@ -165,3 +165,15 @@ def test_health_page(page: Any, ui: Explorer, shots: Path) -> None:
     assert page.get_by_role("cell", name="storage", exact=True).is_visible()
     assert page.get_by_text("credentialed-url").first.is_visible()  # the sample's redactions, per rule
     shoot(page, shots, "health", ui)
+
+
+def test_light_and_dark_switch_with_the_keyboard(page: Any, ui: Explorer, shots: Path) -> None:
+    page.goto(f"{ui.base}/projects")
+    before = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.get_by_role("button", name="Switch light or dark theme").focus()
+    page.keyboard.press("Enter")
+    after = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert after != before and page.evaluate("document.documentElement.dataset.theme") in ("light", "dark")
+    shoot(page, shots, "projects-switched-theme", ui)
+    page.keyboard.press("Enter")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == before
