@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from typing import TYPE_CHECKING
 
 from ..agent_hooks.payload import AGENT_NAME
@@ -13,13 +12,8 @@ if TYPE_CHECKING:
     from .contracts import AgentIntegration
 
 
-def registered(plugins: Plugins | None = None) -> dict[str, AgentIntegration]:
-    """Every registered agent integration by name, sorted (from ``plugins``, else the installed plugins:
-    argparse ``configure`` functions have none at hand)."""
-    if plugins is None:
-        from ..kernel.plugins import build_plugins
-
-        plugins = build_plugins(stderr=io.StringIO())  # the command's own load already reported broken plugins
+def registered(plugins: Plugins) -> dict[str, AgentIntegration]:
+    """Every agent integration ``plugins`` register, by name, sorted."""
     found = dict(sorted(plugins.agents().items()))
     owners = plugins.provenance("agent")
     for name in found:
@@ -29,7 +23,7 @@ def registered(plugins: Plugins | None = None) -> dict[str, AgentIntegration]:
     return found
 
 
-def integration(name: str, plugins: Plugins | None = None) -> AgentIntegration:
+def integration(name: str, plugins: Plugins) -> AgentIntegration:
     """The integration called ``name``; an error listing the registered ones when there is none."""
     found = registered(plugins)
     if name not in found:

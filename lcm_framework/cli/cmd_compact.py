@@ -8,12 +8,13 @@ from typing import Any
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json
 from .recall_common import add_all_projects, add_json, positive
 from .where_data_is import hint_when_session_missing, print_where_data_is
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--session", metavar="ID", help="compact one session (its id or a unique prefix)")
     which.add_argument("--all", action="store_true", help="compact every conversation of the project (default)")

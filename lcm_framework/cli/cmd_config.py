@@ -8,12 +8,13 @@ from ..app import App
 from ..config.files import set_key
 from ..config.resolve import Config, display_value, load_config, read_toml
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from ..storage.selection import installed_backend
 from .output import print_json, print_table
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     get = sub.add_parser(
         "get",

@@ -7,12 +7,13 @@ import sys
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json
 from .recall_common import add_all_projects, add_json, positive
 from .where_data_is import hint_when_session_missing
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("session", metavar="SESSION", help="session id (or a unique prefix)")
     parser.add_argument("--budget", type=positive, metavar="TOKENS",
                         help="token budget (default: compaction.context_budget_tokens)")

@@ -7,11 +7,12 @@ import argparse
 from ..app import App
 from ..errors import LcmError
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import print_json
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     start = sub.add_parser("start", help="start the daemon in the background (waits until it answers)")
     start.add_argument("--foreground", action="store_true", help="run in this process until SIGTERM/Ctrl-C")

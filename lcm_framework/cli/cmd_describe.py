@@ -9,12 +9,13 @@ from typing import Any
 from ..app import App
 from ..capabilities import add_options
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..recall_arguments import DESCRIBE
 from .output import print_json, wrapped
 from .recall_common import add_json, project_names
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_options(parser, DESCRIBE, names=("id", "all_projects"))  # the CLI prints the content in full
     add_json(parser)
 

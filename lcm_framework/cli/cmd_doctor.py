@@ -7,13 +7,14 @@ import os
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import print_json
 
 MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_json(parser)
 
 

@@ -7,12 +7,13 @@ import argparse
 from ..app import App
 from ..capabilities import add_options, options
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..recall_arguments import EXPAND
 from .output import print_json
 from .recall_common import add_json, project_names
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_options(parser, EXPAND)  # the lcm_expand tool's arguments, defaults included
     add_json(parser)
 

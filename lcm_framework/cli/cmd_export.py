@@ -8,10 +8,11 @@ from pathlib import Path
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .recall_common import add_all_projects
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                         help="where to write the records (JSON Lines; '-' for standard output); written beside "
                              "FILE and renamed into place. A symbolic link or non-regular file there is refused")

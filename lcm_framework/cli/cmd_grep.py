@@ -8,6 +8,7 @@ import shutil
 from ..app import App
 from ..capabilities import add_options, options
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..recall_arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, project_names, session, when
@@ -16,7 +17,7 @@ from .where_data_is import hint_when_session_missing, print_where_data_is
 SNIPPET_INDENT = "      "
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_options(parser, GREP)  # the lcm_grep tool's arguments, defaults included
     parser.add_argument("--include-meta", action="store_true",
                         help="also search the records kept out of the conversation: agent scaffolding, client "

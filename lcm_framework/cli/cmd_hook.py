@@ -11,13 +11,14 @@ import argparse
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     from ..agent_hooks.events import EVENTS
     from ..agents.registry import describe, registered
 
-    agents = registered()
+    agents = registered(plugins)
     parser.add_argument("event", help=f"LCM's hook event: {', '.join(EVENTS)} (an agent's integration installs "
                                       "each under the agent's own event name; any other event ingests the "
                                       "session's transcript)")

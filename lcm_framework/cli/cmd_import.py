@@ -10,6 +10,7 @@ from typing import TextIO
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import Progress, print_json
 
@@ -37,7 +38,7 @@ examples:
 """
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="transcript files or directories (default: every format's sessions directories)")
     parser.add_argument("--provider", default="all", metavar="NAME",

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json
 from .recall_common import add_json
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("file", type=Path, metavar="FILE", help="a file written by `lcm export`")
     parser.add_argument("--here", action="store_true",
                         help="import a one-project file into this project instead of the project it names")

@@ -12,25 +12,26 @@ from typing import TYPE_CHECKING, Any
 from ..app import App
 from ..errors import LcmError
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 
 if TYPE_CHECKING:
     from ..agents.contracts import AgentIntegration
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    _options(parser, install=True)
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
+    _options(parser, plugins, install=True)
 
 
-def configure_uninstall(parser: argparse.ArgumentParser) -> None:
-    _options(parser, install=False)
+def configure_uninstall(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
+    _options(parser, plugins, install=False)
 
 
-def _options(parser: argparse.ArgumentParser, *, install: bool) -> None:
+def _options(parser: argparse.ArgumentParser, plugins: Plugins, *, install: bool) -> None:
     from ..agents.registry import describe, registered
     from .output import wrapped
 
-    agents = registered()
+    agents = registered(plugins)
     parser.epilog = "hook events by agent:\n" + "\n".join(
         wrapped(f"{name} ({agent.display_name}): {', '.join(e.event for e in agent.events)}", "  ")
         for name, agent in agents.items())

@@ -6,15 +6,13 @@ import argparse
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    import io
-
-    from ..kernel.plugins import build_plugins
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     from .output import wrapped
 
-    tools = sorted(build_plugins(stderr=io.StringIO()).capabilities())  # the command's own load reported failures
+    tools = sorted(plugins.capabilities())
     parser.epilog = wrapped(f"tools served: {', '.join(tools) or 'none registered'}")
     parser.add_argument("--list", action="store_true", help="print the tools that would be served and exit")
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json, print_table
 from .recall_common import add_json, one_line, positive
 from .where_data_is import print_where_data_is
@@ -25,7 +26,7 @@ def _confidence(text: str) -> float:
 MEMORY_ID = "the memory: mem_<N> (or gmem_<N> with --global)"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = _verb(sub, "add", "store a memory (the same insight again raises the existing one's confidence)")
     add.add_argument("text", metavar="TEXT", help="the insight, in a sentence or two")

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import print_json, terminal_width, wrapped
 
@@ -23,7 +24,7 @@ KINDS = {
 }
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("--all", action="store_true", help="include built-in plugins and load failures")
     add_json(parser)
 

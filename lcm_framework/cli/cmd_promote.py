@@ -6,11 +6,12 @@ import argparse
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json
 from .recall_common import add_all_projects, add_json, project_names
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_all_projects(parser)
     add_json(parser)
 

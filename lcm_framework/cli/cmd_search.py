@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..app import App
 from ..capabilities import add_options, options
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..recall_arguments import SEARCH
 from .output import print_json, terminal_safe, terminal_width
 from .recall_common import add_json, one_line, origin, when
@@ -22,7 +23,7 @@ BAR_CELLS = 10
 BOLD, DIM, CYAN, GREEN = "1", "2", "36", "32"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_options(parser, SEARCH)  # the lcm_search tool's arguments, defaults included
     add_json(parser)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import terminal_safe
 from .output import print_json
 from .recall_common import add_all_projects, add_json, one_line, when
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..recall.sessions import SessionInfo
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_all_projects(parser)
     add_json(parser)
 

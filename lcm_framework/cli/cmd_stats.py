@@ -6,11 +6,12 @@ import argparse
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import human_size, print_json, print_table
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     add_json(parser)
     parser.add_argument("--current", action="store_true", help="only the current project")
     parser.add_argument("--storage", action="store_true",

@@ -8,6 +8,7 @@ from typing import Any
 from ..app import App
 from ..errors import UnsupportedCapabilityError
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from ..output import add_json
 from .output import print_json
 
@@ -17,7 +18,7 @@ inbox, where one machine's drain worker applies each exactly once, in each machi
 runs the drain in the background). With SQLite nothing leaves the machine."""
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     status = sub.add_parser("status", help="backlog per state and per machine, oldest waiting age, last error")
     add_json(status)

@@ -9,10 +9,11 @@ from ..capabilities import add_options, call, options
 from ..errors import ConfigError
 from ..jsonable import to_jsonable
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 from .output import print_json
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("name", metavar="NAME", nargs="?", help="the capability (lcm_grep or grep); none: list them")
     parser.add_argument("options", nargs=argparse.REMAINDER, help="its options (`lcm tool NAME --help`)")
 

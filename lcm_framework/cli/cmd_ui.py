@@ -7,11 +7,12 @@ import sys
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
+from ..kernel.plugins import Plugins
 
 DEFAULT_PORT = 8765
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
                         help=f"port on 127.0.0.1 (default: {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--open", action="store_true", help="open the login URL in the default browser")

@@ -13,6 +13,7 @@ from ..errors import LcmError
 
 if TYPE_CHECKING:
     from ..kernel.extensions import CommandSpec
+    from ..kernel.plugins import Plugins
 
 DESCRIPTION = """\
 LCM keeps every message of your coding agents' sessions, compacts old
@@ -43,7 +44,8 @@ def _global_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser(commands: Mapping[str, CommandSpec], only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(commands: Mapping[str, CommandSpec], plugins: Plugins,
+                 only: str | None = None) -> argparse.ArgumentParser:
     """The ``lcm`` parser. With ``only``, just that command's options are configured (start-up speed):
     the others are still listed by ``--help``."""
     parser = argparse.ArgumentParser(
@@ -62,7 +64,7 @@ def build_parser(commands: Mapping[str, CommandSpec], only: str | None = None) -
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if only is None or only == name:
-            spec.configure(cmd)
+            spec.configure(cmd, plugins)
             _describe_actions(cmd)
         cmd.set_defaults(_spec=spec)
     return parser
@@ -128,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lcm: error: {exc}", file=sys.stderr)
         return exc.exit_code
     # Only the chosen command's options are built; with none chosen (``lcm --help``) none are.
-    parser = build_parser(commands, only=selected_command(raw, commands) or "")
+    parser = build_parser(commands, plugins, only=selected_command(raw, commands) or "")
     args = parser.parse_args(raw)
     spec = getattr(args, "_spec", None)
     if spec is None:

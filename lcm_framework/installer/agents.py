@@ -12,6 +12,6 @@ if TYPE_CHECKING:
     from ..kernel.plugins import Plugins
 
 
-def changes(agent: str, env: Mapping[str, str], *, install: bool, plugins: Plugins | None = None) -> list[FileChange]:
+def changes(agent: str, env: Mapping[str, str], *, install: bool, plugins: Plugins) -> list[FileChange]:
     """What installing (or uninstalling) LCM into ``agent`` changes, computed without writing."""
     return integration(agent, plugins).changes(env, install=install)

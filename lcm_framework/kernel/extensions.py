@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ..app import App
     from ..config import Config
     from ..storage.contracts import StorageBackendFactory
+    from .plugins import Plugins
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +116,12 @@ class Capability:
 
 @dataclass(frozen=True, slots=True)
 class CommandSpec:
-    """A ``lcm`` subcommand. ``run`` returns the exit code."""
+    """A ``lcm`` subcommand. ``configure(parser, plugins)`` adds its options (``plugins``: the loaded plugins,
+    the process's one manager); ``run`` returns the exit code."""
 
     name: str
     help: str
-    configure: Callable[[argparse.ArgumentParser], None]
+    configure: Callable[[argparse.ArgumentParser, Plugins], None]
     run: Callable[[argparse.Namespace, App], int]
     description: str = ""
     aliases: Sequence[str] = field(default_factory=tuple)

@@ -14,7 +14,7 @@ from lcm_framework.plugin_api import CommandSpec, ConfigError
 from lcm_framework.plugin_api.output import add_json, print_json
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import Host
+    from lcm_framework.plugin_api.app import Host, Plugins
 
 
 @contextmanager
@@ -51,7 +51,7 @@ def _backend_cursor(app: Host, domain: str) -> Iterator[Any]:
 
 # --- lcm postgres ------------------------------------------------------------
 
-def configure_postgres(parser: argparse.ArgumentParser) -> None:
+def configure_postgres(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     mig = sub.add_parser("migrate", help="apply pending schema migrations (run as the schema owner)")
     add_json(mig)
@@ -94,7 +94,7 @@ def run_postgres(args: argparse.Namespace, app: Host) -> int:
 
 # --- lcm machine ---------------------------------------------------------------
 
-def configure_machine(parser: argparse.ArgumentParser) -> None:
+def configure_machine(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     reg = sub.add_parser("register", help="create this machine's UUIDv7 id (once) and record it in the database")
     reg.add_argument("--alias", help="a readable name (default: the host name)")
@@ -129,7 +129,7 @@ def run_machine(args: argparse.Namespace, app: Host) -> int:
 
 # --- lcm project ---------------------------------------------------------------
 
-def configure_project(parser: argparse.ArgumentParser) -> None:
+def configure_project(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     cr = sub.add_parser("create", help="create a remote project and bind the current project root to it")
     cr.add_argument("--name", help="project name (default: the root directory's name)")

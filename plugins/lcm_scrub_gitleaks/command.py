@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from lcm_framework.plugin_api import CommandSpec, LcmError, ScrubberError
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import Host
+    from lcm_framework.plugin_api.app import Host, Plugins
     from lcm_framework.plugin_api.scrub import Scrubber
 
 DESCRIPTION = """\
@@ -29,7 +29,7 @@ type/role/content or values such as user/assistant), is refused.
 """
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     from lcm_framework.plugin_api.output import add_json
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -10,10 +10,10 @@ from lcm_framework.plugin_api.output import add_json, print_json, print_table
 from lcm_framework.plugin_api.summarize import TEMPLATES, PromptRenderer
 
 if TYPE_CHECKING:
-    from lcm_framework.plugin_api.app import Host
+    from lcm_framework.plugin_api.app import Host, Plugins
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     listing = sub.add_parser("list", help="every template with the source that provides it (default)")
     add_json(listing, default=argparse.SUPPRESS)

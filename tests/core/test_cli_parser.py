@@ -6,18 +6,20 @@ import argparse
 
 from lcm_framework.cli.main import build_parser, selected_command
 from lcm_framework.kernel.extensions import CommandSpec
+from lcm_framework.kernel.plugins import Plugins, build_plugins
 
 configured: list[str] = []
 
 
 def _spec(name: str, aliases: tuple[str, ...] = ()) -> CommandSpec:
-    def configure(parser: argparse.ArgumentParser) -> None:
+    def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
         configured.append(name)
         parser.add_argument("--flag", action="store_true")
 
     return CommandSpec(name=name, help=f"{name} help", configure=configure, run=lambda a, b: 0, aliases=aliases)
 
 
+PLUGINS: Plugins = build_plugins()
 COMMANDS = {"grep": _spec("grep"), "import": _spec("import", ("imp",))}
 
 
@@ -31,12 +33,12 @@ def test_selected_command_skips_global_options_and_resolves_aliases() -> None:
 
 def test_only_the_chosen_command_is_configured_but_all_are_listed() -> None:
     configured.clear()
-    parser = build_parser(COMMANDS, only="grep")
+    parser = build_parser(COMMANDS, PLUGINS, only="grep")
     assert configured == ["grep"]
     assert parser.parse_args(["grep", "--flag"]).flag is True
     assert "import help" in parser.format_help()
     configured.clear()
-    build_parser(COMMANDS, only="")
+    build_parser(COMMANDS, PLUGINS, only="")
     assert configured == []
 
 

@@ -44,7 +44,7 @@ def subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse
 
 def parsers() -> Iterator[tuple[str, argparse.ArgumentParser]]:
     """(``lcm ...`` path, parser) of ``lcm`` itself, every built-in command and every subcommand."""
-    stack = [("", build_parser(builtin_commands()))]  # type: ignore[arg-type]
+    stack = [("", build_parser(builtin_commands(), build_plugins()))]  # type: ignore[arg-type]
     while stack:
         path, parser = stack.pop()
         yield path, parser

@@ -204,13 +204,13 @@ def test_hook_lcm_register_commands() -> None:
         @hookimpl
         def lcm_register_commands(self, register: Any) -> None:
             register(CommandSpec(name="hello", help="say hello",
-                                 configure=lambda p: p.add_argument("--loud", action="store_true"),
+                                 configure=lambda p, plugins: p.add_argument("--loud", action="store_true"),
                                  run=lambda args, app: 7 if args.loud else 0))
 
     from lcm_framework.cli.main import build_parser
 
-    commands = only(P()).commands()
-    args = build_parser(commands).parse_args(["hello", "--loud"])
+    plugins = only(P())
+    args = build_parser(plugins.commands(), plugins).parse_args(["hello", "--loud"])
     assert isinstance(args, argparse.Namespace) and args._spec.run(args, None) == 7
 
 

@@ -19,7 +19,7 @@ GOOD = '''
 from lcm_framework.kernel.hookspecs import hookimpl
 from lcm_framework.kernel.extensions import CommandSpec
 
-def _configure(parser):
+def _configure(parser, plugins):
     parser.add_argument("--loud", action="store_true")
 
 def _run(args, app):
@@ -142,7 +142,7 @@ def test_builtin_plugins_come_from_entry_points() -> None:
 class _Dup:
     @hookimpl
     def lcm_register_commands(self, register):  # type: ignore[no-untyped-def]
-        register(CommandSpec(name="config", help="x", configure=lambda p: None, run=lambda a, b: 0))
+        register(CommandSpec(name="config", help="x", configure=lambda p, plugins: None, run=lambda a, b: 0))
 
 
 def test_duplicate_registration_names_both_plugins() -> None:
@@ -180,7 +180,7 @@ def test_startup_imports_no_heavy_library() -> None:
         "from lcm_framework.kernel.plugins import build_plugins\n"
         "from lcm_framework.cli.main import build_parser\n"
         "p = build_plugins()\n"
-        "build_parser(p.commands()); p.formats(); p.summarizers(); p.prompt_sources(); p.capabilities()\n"
+        "build_parser(p.commands(), p); p.formats(); p.summarizers(); p.prompt_sources(); p.capabilities()\n"
         "p.storage_backends()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'litellm', 'psycopg', 'psycopg_pool', 'mcp',"
         " 'starlette', 'uvicorn', 'jinja2', 'httpx'})\n"

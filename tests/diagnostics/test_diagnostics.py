@@ -59,7 +59,7 @@ def test_everything_green_with_hooks_installed_and_daemon_up(project: Path, lcm_
     env = dict(os.environ)
     (lcm_env.parent / ".codex").mkdir()
     for agent in ("claude", "codex"):
-        for change in changes(agent, env, install=True):
+        for change in changes(agent, env, install=True, plugins=build_plugins()):
             change.apply()
     port = free_port()
     daemon = DaemonProcess(lcm_env, port).start()
@@ -114,7 +114,7 @@ def test_outbox_backlog_is_reported(project: Path, lcm_env: Path) -> None:
 
 def test_partial_hook_install_is_a_failure(project: Path, lcm_env: Path) -> None:
     settings = lcm_env.parent / ".claude" / "settings.json"
-    for change in changes("claude", dict(os.environ), install=True):
+    for change in changes("claude", dict(os.environ), install=True, plugins=build_plugins()):
         change.apply()
     data = json.loads(settings.read_text())
     del data["hooks"]["PreCompact"]

@@ -15,6 +15,7 @@ from lcm_format_codex import trust as codex_trust
 from lcm_framework.errors import LcmError
 from lcm_framework.installer import tomlkeys
 from lcm_framework.installer.agents import changes
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 from tests.installer.test_install import CODEX_CONFIG, CODEX_HOOKS
 
@@ -140,7 +141,8 @@ def test_an_older_marked_block_holding_codex_tables_loses_only_lcm_keys(codex_ho
 
 def _installed_mcp(codex_home: Path) -> str:
     env = {**os.environ, "CODEX_HOME": str(codex_home)}
-    (change,) = [c for c in changes("codex", env, install=True) if c.path.name == "config.toml"]
+    found = changes("codex", env, install=True, plugins=build_plugins())
+    (change,) = [c for c in found if c.path.name == "config.toml"]
     assert change.after is not None
     return change.after
 

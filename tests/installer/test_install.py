@@ -13,6 +13,7 @@ import pytest
 
 from lcm_framework.installer.agents import changes
 from lcm_framework.installer.service import service_change
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 
 
@@ -20,7 +21,7 @@ def apply(agent: str, *, install: bool, env: dict[str, str] | None = None) -> li
     """The installer in-process (the CLI runs in a subprocess in the tests above it)."""
     agents = ["claude", "codex"] if agent == "all" else [agent]
     return [c.apply() is not None or c.changed for a in agents
-            for c in changes(a, env or dict(os.environ), install=install)]
+            for c in changes(a, env or dict(os.environ), install=install, plugins=build_plugins())]
 
 # Written the way Claude Code writes it (JSON.stringify(settings, null, 2)), with other hooks,
 # other MCP servers, non-ASCII text and unrelated keys.
@@ -147,7 +148,8 @@ def test_install_is_idempotent(agent_home: Path) -> None:
     assert not any(f["changed"] for f in json.loads(again.stdout)["files"])
     assert snapshot(agent_home) == first
     assert len(backups(agent_home)) == n_backups == 4
-    assert not any(c.changed for a in ("claude", "codex") for c in changes(a, dict(os.environ), install=True))
+    assert not any(c.changed for a in ("claude", "codex")
+                   for c in changes(a, dict(os.environ), install=True, plugins=build_plugins()))
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
@@ -185,7 +187,7 @@ def test_foreign_lcm_mcp_entries_are_left_alone(agent_home: Path) -> None:
     data = json.loads(path.read_text())
     data["mcpServers"]["lcm"] = {"command": "/opt/other/thing", "args": ["serve"]}
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    found = changes("claude", dict(os.environ), install=True)
+    found = changes("claude", dict(os.environ), install=True, plugins=build_plugins())
     assert any("not LCM's" in note for change in found for note in change.notes)
     for change in found:
         change.apply()
