@@ -49,7 +49,9 @@ class ContextPreview:
 
 
 def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: int | None) -> ContextPreview:
-    """The ``context`` verb's result for the session, one item per summary or message it holds.    """
+    """The ``context`` verb's result for the session and the pieces it is made of, oldest first (the same
+    selection, ``assembly.select_pieces``), each marked when it is in the fresh tail."""
+    from ..assembly import select_pieces
     from ..operations.browse import segments
     from ..operations.context import ContextRequest, context
 
@@ -57,18 +59,14 @@ def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: 
     default = int(app.config.get("compaction.context_budget_tokens"))
     found = context(app, ContextRequest(session_id, budget or default), storage=storage)
     assembled = found.assembled
-    summaries = {s.summary_id: s for s in storage.summaries.get_summaries(assembled.summary_ids)}
-    messages = {m.message_id: m for m in storage.conversations.get_messages(assembled.message_ids)}
-    tail = int(app.config.get("compaction.fresh_tail_count"))
-    fresh = set(sorted(messages, key=lambda i: messages[i].seq)[-tail:]) if tail else set()
-    timed = [(s.earliest_at or s.created_at, ContextItemView("summary", s.summary_id, s.token_count, False))
-             for s in summaries.values()]
-    timed += [(m.created_at, ContextItemView("message", f"msg_{m.message_id}", m.token_count, m.message_id in fresh))
-              for m in messages.values()]
+    chosen = select_pieces(storage, assembled.conversation_id, budget=assembled.budget,
+                           fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
+    items = tuple(ContextItemView("summary" if p.summary_id else "message", p.summary_id or f"msg_{p.message_id}",
+                                  p.tokens, n >= chosen.tail_from) for n, p in enumerate(chosen.pieces))
     return ContextPreview(
         project_id=storage.project_id, session_id=session_id, budget=assembled.budget, default_budget=default,
         token_estimate=assembled.token_estimate, fresh_tail_tokens=assembled.fresh_tail_tokens,
-        over_budget=assembled.over_budget, items=tuple(v for _, v in sorted(timed, key=lambda t: (t[0], t[1].id))),
+        over_budget=assembled.over_budget, items=items,
         messages=tuple(found.to_json()["messages"]),
     )
 
@@ -82,9 +80,9 @@ class SessionStart:
 
 
 def session_start(app: App, storage: ProjectStorage, session_id: str) -> SessionStart:
-    """``daemon.operations.restore`` of the session with the project's memories, as the hook runs it (the
+    """``assembly.restore`` of the session with the project's memories, as the hook runs it (the
     surfacing of those memories is not recorded: nothing was shown to a model)."""
-    from ..daemon.operations import restore
+    from ..assembly.restore import restore
     from ..memory.hints import session_memories
     from ..memory.scope import MemoryScope
     from ..operations.browse import segments
