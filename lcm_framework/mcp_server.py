@@ -45,6 +45,8 @@ from .capabilities import ArgumentError, call
 from .errors import LcmError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .app import App
 
 MAX_RESULT_CHARS = 400_000
@@ -284,26 +286,17 @@ def serve(load: Any, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = 
         server.close()
 
 
-def main(argv: Sequence[str]) -> int:
-    """``lcm [--project P] [--set K=V]... mcp``: parse only what the server needs, load the rest lazily."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="lcm")
-    parser.add_argument("--project")
-    parser.add_argument("-c", "--set", dest="overrides", action="append", default=[])
-    parser.add_argument("command", choices=["mcp"])
-    args = parser.parse_args(list(argv))
+def main(*, project: Path | None, overrides: Sequence[str]) -> int:
+    """``lcm [--project P] [--set K=V]... mcp`` (parsed by ``cli/main.py``): serve at once, load the plugins,
+    configuration and storage in the background."""
 
     def load() -> App:
-        from pathlib import Path
-
         from .app import App
         from .config import load_config, parse_overrides
         from .kernel.plugins import build_plugins
 
         plugins = build_plugins()
-        config = load_config(project=Path(args.project) if args.project else None,
-                             overrides=parse_overrides(args.overrides), plugins=plugins)
+        config = load_config(project=project, overrides=parse_overrides(list(overrides)), plugins=plugins)
         return App(config, plugins)
 
     serve(load)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
@@ -28,50 +27,17 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from datetime import UTC, datetime
+    from ..operations import CompactRequest, compact
 
-    from ..compaction import CompactionEngine, Mode
-    from ..memory.promote import after_compaction
-    from ..recall import SessionNotFoundError, project_scopes, resolve_session
-
-    engine = CompactionEngine(app)
-    notice = None if args.dry_run else getattr(engine.summarizer, "notice", None)
-    if notice:
-        print(notice, file=sys.stderr)
-    mode = Mode.UNTIL_UNDER if args.budget else Mode.FULL
-    by_project: list[tuple[str, list[Any]]] = []
-    promotions = []
-    started = datetime.now(UTC)
-    with hint_when_session_missing(app, all_projects=args.all_projects), \
-            project_scopes(app, args.all_projects) as scopes:
-        if args.session and not scopes:
-            raise SessionNotFoundError(f"no session {args.session!r} in this project")
-        for storage in scopes:
-            try:
-                conversations = (resolve_session(storage, args.session) if args.session
-                                 else storage.conversations.list_conversations())
-            except SessionNotFoundError:
-                if not args.all_projects:
-                    raise
-                continue
-            by_project.append((storage.project_id, [
-                engine.compact(storage, c.conversation_id, mode, budget=args.budget, dry_run=args.dry_run)
-                for c in conversations]))
-            promoted = after_compaction(app, storage, by_project[-1][1], started)
-            if promoted is not None:
-                promotions.append(promoted)
-    if args.session and not by_project:
-        raise SessionNotFoundError(f"no session {args.session!r} in any project under $LCM_HOME")
-    reports = [r for _, rs in by_project for r in rs]
-    if engine.fallback_reason:
-        print(f"lcm: {engine.fallback_reason}", file=sys.stderr)
+    request = CompactRequest(session=args.session, budget=args.budget, dry_run=args.dry_run,
+                             all_projects=args.all_projects)
+    with hint_when_session_missing(app, all_projects=args.all_projects):
+        done = compact(app, request, notify=lambda notice: print(notice, file=sys.stderr))
+    reports, promotions = done.reports, done.promotions
+    if done.fallback:
+        print(f"lcm: {done.fallback}", file=sys.stderr)
     if args.json:
-        if args.all_projects:
-            print_json({"dry_run": args.dry_run, "projects": [
-                {"project_id": pid, "conversations": rs} for pid, rs in by_project], "promotions": promotions})
-        else:
-            print_json({"dry_run": args.dry_run, "conversations": reports,
-                        "promotion": promotions[0] if promotions else None})
+        print_json(done.to_json())
         if not reports:
             print_where_data_is(app, all_projects=args.all_projects)
         return 0
@@ -92,7 +58,7 @@ def run(args: argparse.Namespace, app: App) -> int:
                 status += f"; {fallbacks} fell back to truncation"
         print(f"{report.session_id} (conversation {report.conversation_id}): {status}")
     total = sum(r.summaries_created for r in reports)
-    projects = f" in {len(by_project)} project(s)" if args.all_projects else ""
+    projects = f" in {len(done.by_project)} project(s)" if args.all_projects else ""
     print(f"{len(reports)} conversation(s){projects}, {total} summaries {verb}")
     if not reports:
         print_where_data_is(app, all_projects=args.all_projects)

@@ -19,12 +19,13 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..diagnostics import run_checks
+    from ..operations import DoctorRequest, doctor
 
-    checks = run_checks(app, dict(os.environ))
+    diagnosis = doctor(app, DoctorRequest(dict(os.environ)))
+    checks = diagnosis.checks
     failed = [c for c in checks if c.failed]
     if args.json:
-        print_json({"ok": not failed, "checks": checks})
+        print_json(diagnosis.to_json())
     else:
         for check in checks:
             print(f"[{MARKS.get(check.status, check.status)}] {check.name}: {check.detail}")

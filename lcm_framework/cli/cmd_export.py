@@ -24,17 +24,18 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..portable.export import write_stream
+    from ..operations import ExportRequest, export_records
     from ..safe_paths import check_output, write_output
 
+    request = ExportRequest(all_projects=args.all_projects, memories_only=args.memories_only)
     if str(args.output) == "-":
-        count = write_stream(app, sys.stdout, all_projects=args.all_projects, memories_only=args.memories_only)
+        count = export_records(app, request, sys.stdout).records
     else:
         import io
 
         check_output(args.output, replace=args.force)
         buffer = io.StringIO()
-        count = write_stream(app, buffer, all_projects=args.all_projects, memories_only=args.memories_only)
+        count = export_records(app, request, buffer).records
         write_output(args.output, buffer.getvalue().encode("utf-8"), replace=args.force)
     print(f"exported {count} records to {args.output}", file=sys.stderr)
     return 0

@@ -84,29 +84,21 @@ class _Bar:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..ingest import import_sources
+    from ..operations import ImportRequest, import_transcripts
 
     bar = _Bar()
     progress: Callable[[object], None] | None = bar if sys.stderr.isatty() and not args.json else None
+    request = ImportRequest(tuple(args.paths), provider=args.provider, project=args.import_project,
+                            dry_run=args.dry_run, batch_size=args.batch_size, workers=args.workers)
     try:
-        report = import_sources(
-            app,
-            args.paths or None,
-            provider=args.provider,
-            project=args.import_project,
-            dry_run=args.dry_run,
-            batch_size=args.batch_size,
-            workers=args.workers,
-            progress=progress,
-        )
+        done = import_transcripts(app, request, progress=progress)
     finally:
         bar.finish()
-    summary = report.summary()
     if args.json:
-        print_json(summary)
+        print_json(done.to_json())
     else:
-        _print_summary(summary, sys.stdout, str(app.config.project_root))
-    return 1 if report.errors else 0
+        _print_summary(done.to_json(), sys.stdout, str(app.config.project_root))
+    return 1 if done.failed else 0
 
 
 def _print_summary(summary: dict[str, object], out: TextIO, current_root: str) -> None:

@@ -7,6 +7,7 @@ import argparse
 from ..app import App
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
+from .mcp_options import options
 
 
 def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
@@ -14,7 +15,7 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
     tools = sorted(plugins.capabilities())
     parser.epilog = wrapped(f"tools served: {', '.join(tools) or 'none registered'}")
-    parser.add_argument("--list", action="store_true", help="print the tools that would be served and exit")
+    options(parser)
 
 
 def run(args: argparse.Namespace, app: App) -> int:

@@ -67,17 +67,20 @@ def _verb(sub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..memory import actions
+    from dataclasses import fields
 
-    result = actions.run(app, args.action, {k: v for k, v in vars(args).items() if v is not None})
-    empty = args.action == "search" and not result["memories"]
+    from ..operations import MemoryRequest, memory
+
+    given = {f.name: getattr(args, f.name) for f in fields(MemoryRequest)
+             if f.name != "action" and getattr(args, f.name, None) is not None}
+    done = memory(app, MemoryRequest(args.action, **given))
     if args.json:
-        print_json(result)
+        print_json(done.to_json())
     else:
-        RENDER.get(args.action, _render_one)(result)
-    if args.action in ("list", "search") and not result["memories"] and not args.user_wide:
+        RENDER.get(args.action, _render_one)(done.answer)
+    if done.empty and not args.user_wide:
         print_where_data_is(app, all_projects=False)
-    return 1 if empty else 0
+    return 1 if done.empty and args.action == "search" else 0
 
 
 def _line(m: dict[str, Any]) -> None:

@@ -17,31 +17,20 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..memory.promote import promote_project
-    from ..recall.scope import project_scopes
+    from ..operations import PromoteRequest, promote
 
-    results = []
-    with project_scopes(app, args.all_projects) as scopes:
-        for storage in scopes:
-            results.append((storage.project_id, promote_project(app, storage)))
+    done = promote(app, PromoteRequest(all_projects=args.all_projects))
     if args.json:
-        print_json([{"project_id": pid, **vars_of(report)} for pid, report in results])
+        print_json(done.to_json())
         return 0
-    names = project_names(app, [pid for pid, _ in results]) if args.all_projects else {}
-    for pid, report in results:
+    names = project_names(app, [pid for pid, _ in done.by_project]) if args.all_projects else {}
+    for pid, report in done.by_project:
         where = f"project {names[pid]}: " if args.all_projects else ""
         print(f"{where}{report.summaries} summaries read ({report.extractor} extractor): "
               f"{len(report.created)} memories created, {len(report.reinforced)} reinforced")
         for failure in report.failures:
             print(f"  model failed, used the offline extractor: {failure}")
     return 0
-
-
-def vars_of(report: object) -> dict[str, object]:
-    from ..jsonable import to_jsonable
-
-    data: dict[str, object] = to_jsonable(report)
-    return data
 
 
 COMMAND = CommandSpec(

@@ -25,11 +25,12 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..recall.sessions import sessions_across
+    from ..operations import SessionsRequest, sessions
 
-    found = sessions_across(app, all_projects=args.all_projects)
+    listed = sessions(app, SessionsRequest(all_projects=args.all_projects))
+    found = listed.sessions
     if args.json:
-        print_json({"sessions": found})
+        print_json(listed.to_json())
     elif not found:
         print("no sessions")
     else:

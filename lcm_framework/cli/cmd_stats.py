@@ -19,15 +19,14 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..diagnostics import project_stats
+    from ..operations import StatsRequest, stats
 
     if args.storage:
         return _storage(args, app)
-    rows = project_stats(app)
-    if args.current:
-        rows = [r for r in rows if r["root"] == str(app.config.project_root)]
+    found = stats(app, StatsRequest(project=str(app.config.project_root) if args.current else None))
+    rows = found.projects
     if args.json:
-        print_json({"projects": rows})
+        print_json(found.to_json())
         return 0
     if not rows:
         print("no projects stored yet (lcm import, or install the hooks: lcm install)")

@@ -16,9 +16,9 @@ def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
 
 
 def run(args: argparse.Namespace, app: App) -> int:
-    from ..diagnostics import status_snapshot
+    from ..operations import StatusRequest, status
 
-    snap = status_snapshot(app)
+    snap = status(app, StatusRequest()).snapshot
     if args.json:
         print_json(snap)
         return 0

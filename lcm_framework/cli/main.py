@@ -117,10 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return hook_main(raw[1:])
     if _command_word(raw) == "mcp" and not {"-h", "--help", "--list"} & set(raw):
-        # Agents wait for the MCP server at every session start: answer before loading plugins.
+        # Agents wait for the MCP server at every session start: answer before loading plugins. The
+        # options are parsed by the same definitions as below, without the plugins the tools' list needs.
         from ..mcp_server import main as mcp_main
+        from .mcp_options import options
 
-        return mcp_main(raw)
+        parser = argparse.ArgumentParser(prog="lcm")
+        _global_options(parser)
+        options(parser.add_subparsers(dest="command").add_parser("mcp"))
+        args = parser.parse_args(raw)
+        return mcp_main(project=args.project, overrides=args.overrides)
     from ..kernel.plugins import build_plugins
 
     try:

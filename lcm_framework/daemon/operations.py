@@ -14,16 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..assembly.restore import restore, session_conversation
-from ..errors import NotFoundError, StorageUnavailableError
+from ..errors import StorageUnavailableError
 from ..jsonable import to_jsonable
 
 if TYPE_CHECKING:
     from ..app import App
     from ..ingest import FileReport
     from ..kernel.extensions import Capability
+    from ..operations import MemoryRequest
     from ..storage.contracts import ProjectStorage
 
-__all__ = ["capability", "compact", "context", "ingest", "restore", "session_conversation"]
+__all__ = ["capability", "compact", "context", "ingest", "memory", "restore", "session_conversation"]
 
 PERMANENT_INGEST_ERRORS = frozenset({"not_found", "not_a_file", "not_regular", "unknown_format", "source_refused",
                                      "message_mismatch"})
@@ -65,37 +66,18 @@ def _checked(app: App, report: FileReport) -> FileReport:
 
 
 def compact(app: App, session_id: str | None, *, mode: str) -> dict[str, Any]:
-    """Compact one session (``incremental`` or ``full``), or every conversation when ``session_id`` is None;
-    a project nothing is stored for raises ``no_such_project`` (compaction never creates one)."""
-    from datetime import UTC, datetime
-
-    from ..compaction import CompactionEngine, Mode
-    from ..memory.promote import after_compaction
+    """``operations.compact`` (what ``lcm compact --json`` prints) of one session (``incremental`` or ``full``),
+    or of every conversation when ``session_id`` is None; a project nothing is stored for raises
+    ``no_such_project`` (compaction never creates one)."""
+    from ..operations import CompactRequest
+    from ..operations import compact as compacted
     from .projects import no_such_project
 
-    engine = CompactionEngine(app)
-    results = []
-    reports = []
-    started = datetime.now(UTC)
     storage = app.storage.open_existing_project(app.project_ref())
     if storage is None:
         raise no_such_project(app)
     with closing(storage):
-        if session_id is None:
-            ids = [c.conversation_id for c in storage.conversations.list_conversations()]
-        else:
-            found = session_conversation(storage, session_id)
-            if found is None:
-                raise NotFoundError(
-                    "no stored conversation for this session", backend=storage.capabilities.backend,
-                    domain="conversations", project=storage.project_id, code="session_not_found",
-                )
-            ids = [found]
-        for conversation_id in ids:
-            reports.append(engine.compact(storage, conversation_id, Mode(mode)))
-            results.append(to_jsonable(reports[-1]))
-        promoted = after_compaction(app, storage, reports, started)
-    return {"conversations": results, "promotion": to_jsonable(promoted)}
+        return compacted(app, CompactRequest(session=session_id, mode=mode), storage=storage).to_json()
 
 
 def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens: int | None) -> dict[str, Any]:
@@ -104,6 +86,13 @@ def context(storage: ProjectStorage, app: App, session_id: str, *, budget_tokens
     from ..operations import context as assembled
 
     return assembled(app, ContextRequest(session_id, budget=budget_tokens), storage=storage).to_json()
+
+
+def memory(app: App, request: MemoryRequest) -> dict[str, Any]:
+    """``operations.memory`` (what ``lcm memory ACTION --json`` prints)."""
+    from ..operations import memory as done
+
+    return done(app, request).to_json()
 
 
 def capability(app: App, found: Capability, args: Mapping[str, Any]) -> Any:

@@ -14,7 +14,6 @@ from starlette.routing import Route
 from .. import __version__
 from ..agent_hooks.events import EVENTS
 from ..daemon_client.handshake import CHALLENGE, proof
-from ..diagnostics import project_stats
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
 from .hook_call import HookCall
@@ -160,14 +159,14 @@ async def recall_route(request: Request) -> JSONResponse:
 
 
 async def stats(request: Request) -> JSONResponse:
+    from ..operations import StatsRequest
+    from ..operations import stats as counted
+
     body = validate(await read_body(request), [Field("project", Path)])
     service = service_of(request)
     app = service.projects.app_for(body["project"] or service.config.project_root)
-    rows = await service.run(project_stats, app)
-    if body["project"] is not None:
-        wanted = str(body["project"].resolve())
-        rows = [r for r in rows if r["root"] == wanted]
-    return JSONResponse({"projects": rows})
+    wanted = StatsRequest(project=str(body["project"].resolve()) if body["project"] is not None else None)
+    return JSONResponse((await service.run(counted, app, wanted)).to_json())
 
 
 async def capability_route(request: Request) -> JSONResponse:
@@ -192,14 +191,16 @@ async def memory(request: Request) -> JSONResponse:
     """``{"project", "action", ...}``: one memory action (add, list, show, search, archive, revive, review,
     forget, feedback, stats) with the arguments of ``lcm memory``."""
     from ..memory import actions
+    from ..operations import MemoryRequest
 
     body = await read_body(request)
     checked = validate(body, [PROJECT, Field("action", str, required=True, choices=tuple(actions.ACTIONS))],
                        allow_extra=True)
-    args = {k: v for k, v in body.items() if k not in ("project", "action")}
+    wanted = MemoryRequest.from_fields(checked["action"],
+                                       {k: v for k, v in body.items() if k not in ("project", "action")})
     service = service_of(request)
     app = service.projects.app_for(checked["project"])
-    return JSONResponse(await service.run(actions.run, app, checked["action"], args))
+    return JSONResponse(await service.run(operations.memory, app, wanted))
 
 
 def routes() -> Sequence[Route]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from ..extensions import Argument
+    from ..kernel.extensions import Argument
 
 R = TypeVar("R")
 

@@ -3,34 +3,42 @@ capabilities: each takes the app and a typed request and returns a typed result 
 every front door gives.
 
 ``grep``/``search``/``describe``/``expand`` with ``GrepRequest``/``SearchRequest``/``DescribeRequest``/
-``ExpandRequest``; ``run_memory_action`` is ``lcm memory ACTION``; ``memory_scope`` opens the storage memories of
-this project (or the user-wide ones) live in.
+``ExpandRequest``; ``store``/``feedback`` (the agent's memory tools) with ``StoreRequest``/``FeedbackRequest``;
+``memory`` runs any ``lcm memory ACTION`` (``MemoryRequest``).
 """
 
-from ..memory.actions import run as run_memory_action
-from ..memory.scope import memory_scope
 from ..operations import (
     DescribeRequest,
     ExpandRequest,
+    FeedbackRequest,
     GrepRequest,
+    MemoryRequest,
     Result,
     SearchRequest,
+    StoreRequest,
     describe,
     expand,
+    feedback,
     grep,
+    memory,
     search,
+    store,
 )
 
 __all__ = [
     "DescribeRequest",
     "ExpandRequest",
+    "FeedbackRequest",
     "GrepRequest",
+    "MemoryRequest",
     "Result",
     "SearchRequest",
+    "StoreRequest",
     "describe",
     "expand",
+    "feedback",
     "grep",
-    "memory_scope",
-    "run_memory_action",
+    "memory",
     "search",
+    "store",
 ]

@@ -23,16 +23,6 @@ def _verb(verb: str, request: str) -> Callable[[Host, Mapping[str, Any]], Any]:
     return handler
 
 
-def _lazy(name: str) -> Callable[[App, Mapping[str, Any]], Any]:
-    def handler(app: App, args: Mapping[str, Any]) -> Any:
-        from . import memory_tools
-
-        return getattr(memory_tools, name)(app, args)
-
-    handler.__name__ = name
-    return handler
-
-
 def _capability(name: str, description: str, args: tuple[Argument, ...],
                 handler: Callable[[Host, Mapping[str, Any]], Any]) -> Capability:
     return Capability(name=name, description=description, arguments=args, handler=handler)
@@ -75,7 +65,7 @@ CAPABILITIES = (
             Argument("user_wide", bool, "A user-wide preference for every project (gmem_N) instead of this "
                      "project.", default=False),
         ),
-        _lazy("lcm_store"),
+        _verb("store", "StoreRequest"),
     ),
     _capability(
         "lcm_feedback",
@@ -85,7 +75,7 @@ CAPABILITIES = (
             Argument("id", str, "The surfaced id.", required=True),
             Argument("useful", bool, "Whether it helped.", required=True),
         ),
-        _lazy("lcm_feedback"),
+        _verb("feedback", "FeedbackRequest"),
     ),
 )
 
