@@ -32,6 +32,8 @@ class AssembledContext:
     fresh_tail_tokens: int
     included_items: int
     dropped_items: int
+    selection: Selection
+    """The pieces shown, in order, and where the fresh tail starts (what the explorer draws as token bars)."""
     summary_ids: list[str] = field(default_factory=list)
     message_ids: list[int] = field(default_factory=list)
 
@@ -141,4 +143,5 @@ def assemble(
         dropped_items=chosen.dropped_items,
         summary_ids=summary_ids,
         message_ids=message_ids,
+        selection=chosen,
     )

@@ -49,9 +49,8 @@ class ContextPreview:
 
 
 def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: int | None) -> ContextPreview:
-    """The ``context`` verb's result for the session and the pieces it is made of, oldest first (the same
-    selection, ``assembly.select_pieces``), each marked when it is in the fresh tail."""
-    from ..assembly import select_pieces
+    """The ``context`` verb's result for the session and the pieces it is made of, oldest first, each marked
+    when it is in the fresh tail."""
     from ..operations.browse import segments
     from ..operations.context import ContextRequest, context
 
@@ -59,8 +58,7 @@ def context_preview(app: App, storage: ProjectStorage, session_id: str, budget: 
     default = int(app.config.get("compaction.context_budget_tokens"))
     found = context(app, ContextRequest(session_id, budget or default), storage=storage)
     assembled = found.assembled
-    chosen = select_pieces(storage, assembled.conversation_id, budget=assembled.budget,
-                           fresh_tail_count=int(app.config.get("compaction.fresh_tail_count")))
+    chosen = assembled.selection
     items = tuple(ContextItemView("summary" if p.summary_id else "message", p.summary_id or f"msg_{p.message_id}",
                                   p.tokens, n >= chosen.tail_from) for n, p in enumerate(chosen.pieces))
     return ContextPreview(
