@@ -155,7 +155,8 @@ async def search(request: Request) -> Response:
 async def memories(request: Request) -> Response:
     pid = request.path_params["pid"]
     storage = await storage_of(request)
-    result = await run(views.memories_page, storage, number(request, "page", 1, low=1) or 1)
+    app = await run(scopes_of(request).app_for, pid)
+    result = await run(views.memories_page, app, storage, number(request, "page", 1, low=1) or 1)
     return respond(request, "memories.html.j2", result, pid=pid)
 
 
@@ -165,15 +166,17 @@ async def memory_action(request: Request) -> Response:
     action = request.path_params["action"]
     if action not in views.MEMORY_ACTIONS:
         raise BrowseNotFoundError("no such action")
-    storage = await storage_of(request)
-    result = await run(views.memory_action, storage, action, ref)
+    await storage_of(request)  # 404 for a project the backend does not hold
+    app = await run(scopes_of(request).app_for, pid)
+    result = await run(views.memory_action, app, action, ref)
     return _after_change(request, pid, result, f"#{ref}")
 
 
 async def review(request: Request) -> Response:
     pid = request.path_params["pid"]
-    storage = await storage_of(request)
-    result = await run(views.archive_stale, storage)
+    await storage_of(request)
+    app = await run(scopes_of(request).app_for, pid)
+    result = await run(views.archive_stale, app)
     return _after_change(request, pid, result, "")
 
 

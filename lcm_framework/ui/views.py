@@ -1,12 +1,13 @@
-"""The explorer's pages that combine existing verbs: context preview, search, memories and health.
+"""The explorer's pages that combine verbs of the operations layer: context preview, SessionStart, search,
+memories and health.
 
-Each function returns a frozen result (rendered as a page, or as its JSON at the same path + ``.json``);
-the verbs themselves are the recall, memory, assembly and diagnostics functions the CLI runs.
+Each function returns a frozen result (rendered as a page, or as its JSON at the same path + ``.json``) built
+from the verbs' results, the ones ``lcm context``, ``search``, ``grep``, ``memory``, ``doctor`` and ``status``
+render.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -166,51 +167,48 @@ class MemoriesPage:
     pages: int
 
 
-def memories_page(storage: ProjectStorage, page: int) -> MemoriesPage:
-    from ..memory import actions
-    from ..memory.scope import MemoryScope
+def memories_page(app: App, storage: ProjectStorage, page: int) -> MemoriesPage:
+    """The ``memory`` verb's ``list`` (archived ones too), ``stats`` and ``review`` on the project of ``app``,
+    with each listed memory's last surfacings (read from ``storage``, the same project)."""
+    from ..operations.memory import MemoryRequest, memory
     from ..recall.results import iso
-    from ..storage.lineage import parse
 
-    scope = MemoryScope(storage, False)
-    listed = storage.promoted_memory.list_memories(include_archived=True)
+    listed = memory(app, MemoryRequest("list", archived=True)).answer["memories"]
+    counts = {m["id"]: m for m in memory(app, MemoryRequest("stats", archived=True)).answer["memories"]}
+    stale = tuple(m["id"] for m in memory(app, MemoryRequest("review")).answer["candidates"])
     pages = max(1, -(-len(listed) // MEMORIES_PAGE))
     page = max(1, min(page, pages))
     views = []
-    for memory in listed[(page - 1) * MEMORIES_PAGE: page * MEMORIES_PAGE]:
-        ref = scope.ref(memory.memory_id)
-        stats = storage.recall.stats(ref)
+    for row in listed[(page - 1) * MEMORIES_PAGE: page * MEMORIES_PAGE]:
+        ref, count = row["id"], counts.get(row["id"], {})
         views.append(MemoryView(
-            id=ref, content=memory.content, tags=memory.tags, confidence=memory.confidence,
-            archived=memory.archived, created_at=iso(memory.created_at), surfaced=stats.surfaced,
-            useful=stats.useful, not_useful=stats.not_useful,
+            id=ref, content=row["content"], tags=tuple(row["tags"]), confidence=row["confidence"],
+            archived=row["archived"], created_at=row["created_at"], surfaced=count.get("surfaced", 0),
+            useful=count.get("useful", 0), not_useful=count.get("not_useful", 0),
             surfacings=tuple({"query": s.query, "surfaced_at": iso(s.surfaced_at)}
                              for s in storage.recall.surfacings(ref)[-5:]),
-            lineage=to_jsonable(parse(memory.metadata)), source_summary_id=memory.source_summary_id,
+            lineage=row["lineage"], source_summary_id=row["source_summary_id"],
         ))
-    stale = tuple(m["id"] for m in actions.review(scope, {})["candidates"])
     return MemoriesPage(storage.project_id, tuple(views), stale, page, pages)
 
 
 MEMORY_ACTIONS = ("archive", "revive", "forget", "useful", "not-useful")
 
 
-def memory_action(storage: ProjectStorage, action: str, memory_ref: str) -> dict[str, Any]:
-    """One of ``MEMORY_ACTIONS`` on a project memory, through the memory verbs the CLI runs."""
-    from ..memory import actions
-    from ..memory.scope import MemoryScope
+def memory_action(app: App, action: str, memory_ref: str) -> dict[str, Any]:
+    """One of ``MEMORY_ACTIONS`` on a project memory: the ``memory`` verb's archive, revive, forget or
+    feedback."""
+    from ..operations.memory import MemoryRequest, memory
 
-    scope = MemoryScope(storage, False)
     if action in ("useful", "not-useful"):
-        return actions.feedback(scope, {"id": memory_ref, "useful": action == "useful"})
-    return actions.ACTIONS[action](scope, {"id": memory_ref})
+        return memory(app, MemoryRequest("feedback", id=memory_ref, useful=action == "useful")).to_json()
+    return memory(app, MemoryRequest(action, id=memory_ref)).to_json()
 
 
-def archive_stale(storage: ProjectStorage) -> dict[str, Any]:
-    from ..memory import actions
-    from ..memory.scope import MemoryScope
+def archive_stale(app: App) -> dict[str, Any]:
+    from ..operations.memory import MemoryRequest, memory
 
-    return actions.review(MemoryScope(storage, False), {"archive": True})
+    return memory(app, MemoryRequest("review", archive=True)).to_json()
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +233,13 @@ class HealthPage:
 
 def health_page(app: App, refs: Sequence[ProjectRef], storage_of: Callable[[str], ProjectStorage],
                 usage_of: Callable[[str], StorageUsage]) -> HealthPage:
-    """``lcm doctor`` and ``lcm status`` of the explorer's ``LCM_HOME``, and per project what was redacted,
+    """The ``doctor`` and ``status`` verbs for the explorer's ``LCM_HOME``, and per project what was redacted,
     the last audit and whether ``lcm vacuum`` would give space back."""
-    from ..diagnostics import FREE_SPACE_MIN_BYTES, FREE_SPACE_SHARE, run_checks, status_snapshot
+    from ..diagnostics import FREE_SPACE_MIN_BYTES, FREE_SPACE_SHARE
+    from ..operations.health import DoctorRequest, StatusRequest, doctor, status
     from ..scrub.audit_marks import last_audit
 
-    checks = tuple(to_jsonable(c) for c in run_checks(app, os.environ))
+    checks = tuple(doctor(app, DoctorRequest()).to_json()["checks"])
     projects = []
     for ref in refs:
         storage, usage = storage_of(ref.project_id), usage_of(ref.project_id)
@@ -251,4 +250,4 @@ def health_page(app: App, refs: Sequence[ProjectRef], storage_of: Callable[[str]
             to_jsonable(mark) if mark else None, None if usage.shared else usage.total_bytes, usage.free_bytes,
             f"`lcm vacuum` would give about {usage.free_bytes // 2**20} MiB back" if wasteful
             else "no vacuum needed"))
-    return HealthPage(checks, to_jsonable(status_snapshot(app)), tuple(projects))
+    return HealthPage(checks, status(app, StatusRequest()).to_json(), tuple(projects))
