@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.config import load_config
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.call_rules import declared_rule
 from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.contracts import ConversationRepository
@@ -37,8 +38,8 @@ def _cpu(fn: Callable[[], Any], rounds: int) -> float:
 def main(quick: bool = False) -> None:
     batches, reads, repeats = (20, 2000, 3) if quick else (100, 20_000, 5)
     with tempfile.TemporaryDirectory() as home:
-        config = load_config(env={"LCM_HOME": home}, project=Path(home))
-        factory = open_backend(config, "sqlite")
+        config = load_config(env={"LCM_HOME": home}, project=Path(home), plugins=build_plugins())
+        factory = open_backend(config, "sqlite", plugins=build_plugins(config.env))
         checked = factory.open_project(ProjectRef("b" * 64, home))
         driver: Any = storage_driver(checked)
         batch = [NewMessage(Role.ASSISTANT, f"message {i} with some words to index", 12,

@@ -38,7 +38,8 @@ def _app(root: Path):  # type: ignore[no-untyped-def]
     from lcm_framework.kernel.plugins import build_plugins
 
     (root / ".git").mkdir(parents=True, exist_ok=True)
-    return App(load_config(project=root, overrides={"summarizer.provider": "extractive"}), build_plugins())
+    return App(load_config(project=root, overrides={"summarizer.provider": "extractive"},
+                           plugins=build_plugins()), build_plugins())
 
 
 def _real_messages(app, root: Path) -> list:  # type: ignore[no-untyped-def]

@@ -179,7 +179,8 @@ def import_run(root: Path, work: Path, *, scrub: bool, workers: int | None = Non
         extra.append(("no_rules", no_rules()))
     project = work / "project"
     project.mkdir(exist_ok=True)
-    app = App(load_config(project=project, env=env), build_plugins(env, extra=extra, stderr=io.StringIO()))
+    app = App(load_config(project=project, env=env,
+                          plugins=build_plugins(env)), build_plugins(env, extra=extra, stderr=io.StringIO()))
     try:
         started, cpu = time.perf_counter(), _cpu()
         report = import_sources(app, [root], project=project, workers=workers)
@@ -198,7 +199,8 @@ from lcm_framework.config import load_config
 from lcm_framework.ingest import import_sources
 from lcm_framework.kernel.plugins import build_plugins
 root, project = Path(sys.argv[1]), Path(sys.argv[2])
-app = App(load_config(project=project), build_plugins(stderr=io.StringIO()))
+plugins = build_plugins(stderr=io.StringIO())
+app = App(load_config(project=project, plugins=plugins), plugins)
 report = import_sources(app, [root], project=project)
 app.close()
 print(report.bytes_read, report.records, len(report.errors))
@@ -290,7 +292,7 @@ def main(quick: bool) -> None:
         from lcm_framework.config import load_config
         from lcm_framework.kernel.plugins import build_plugins
 
-        app = App(load_config(project=work / "project"), build_plugins(stderr=io.StringIO()))
+        app = App(load_config(project=work / "project", plugins=build_plugins()), build_plugins(stderr=io.StringIO()))
         for label, seconds in stages(corpus, app).items():
             print(f"stage {label:<24} {_rate(nbytes, seconds):8.1f} MB per CPU-second")
         app.close()

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from lcm_framework.config import load_config
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchMode, SearchQuery
 from lcm_framework.storage.selection import open_backend
 
@@ -49,7 +50,7 @@ def config(home: Path, backend: str, schema: str) -> Any:
     return load_config(cwd=home, env={"LCM_HOME": str(home / "lcm"), "HOME": str(home)}, overrides={
         "storage.backend": backend, "postgresql.url": os.environ["LCM_TEST_POSTGRES_URL"],
         "postgresql.allow_plaintext_loopback": "true", "postgresql.schema": schema,
-        "postgresql.statement_timeout_ms": "600000"})
+        "postgresql.statement_timeout_ms": "600000"}, plugins=build_plugins())
 
 
 def append_all(project: Any, session: str, data: list[NewMessage]) -> float:
@@ -64,7 +65,7 @@ def bulk_insert(home: Path, schema: str, count: int) -> None:
     data = messages(count, 1)
     rates = {}
     for backend in ("sqlite", "postgresql"):
-        factory = open_backend(config(home / backend, backend, schema), backend)
+        factory = open_backend(config(home / backend, backend, schema), backend, plugins=build_plugins())
         try:
             project = factory.open_project(REF)
             rates[backend] = count / append_all(project, "bulk", data)
@@ -85,7 +86,7 @@ def analyze(schema: str) -> None:
 
 
 def search_p95(home: Path, schema: str, count: int) -> None:
-    factory = open_backend(config(home / "search", "postgresql", schema), "postgresql")
+    factory = open_backend(config(home / "search", "postgresql", schema), "postgresql", plugins=build_plugins())
     try:
         project = factory.open_project(ProjectRef("s" * 64, "/search"))
         started = time.perf_counter()
@@ -111,7 +112,7 @@ def search_p95(home: Path, schema: str, count: int) -> None:
 
 def _writer(args: tuple[str, str, int, int]) -> float:
     home, schema, count, seed = args
-    factory = open_backend(config(Path(home), "postgresql", schema), "postgresql")
+    factory = open_backend(config(Path(home), "postgresql", schema), "postgresql", plugins=build_plugins())
     try:
         return append_all(factory.open_project(REF), f"writer-{seed}", messages(count, seed))
     finally:

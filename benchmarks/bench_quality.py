@@ -112,7 +112,7 @@ def _recall(root: Path, session: Session) -> dict:
     from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.recall import expand, grep_all, parse_ref, search_all
 
-    app = App(load_config(project=root), build_plugins())
+    app = App(load_config(project=root, plugins=build_plugins()), build_plugins())
     hits5 = hits10 = base5 = base10 = recovered = 0
     search_ms: list[float] = []
     try:
@@ -243,7 +243,7 @@ def _pattern_baseline(root: Path) -> list[str]:
     from lcm_framework.memory.extract import SHELL_TOOLS, sentences
     from lcm_framework.storage.models import PartKind
 
-    app = App(load_config(project=root), build_plugins())
+    app = App(load_config(project=root, plugins=build_plugins()), build_plugins())
     found: list[str] = []
     try:
         with app.project() as storage:

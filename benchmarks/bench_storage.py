@@ -39,6 +39,7 @@ from pathlib import Path
 import orjson
 
 from lcm_framework.config import load_config
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.contracts import ProjectStorage
 from lcm_framework.storage.models import NewMessage, ProjectRef, Role, SearchMode, SearchQuery
 from lcm_framework.storage.selection import open_backend
@@ -87,8 +88,8 @@ def messages(n: int, seed: int = 11) -> Iterator[str]:
 
 
 def make_project(home: Path, name: str) -> tuple[ProjectStorage, Path]:
-    config = load_config(env={"LCM_HOME": str(home)}, project=home)
-    factory = open_backend(config, "sqlite")
+    config = load_config(env={"LCM_HOME": str(home)}, project=home, plugins=build_plugins())
+    factory = open_backend(config, "sqlite", plugins=build_plugins(config.env))
     ref = ProjectRef(name, f"/bench/{name}")
     return factory.open_project(ref), home / "projects" / name / "lcm.db"
 
@@ -205,7 +206,8 @@ def bench_search(home: Path, n: int, queries: int) -> None:
     write_sessions(sessions, vocabulary.messages(n))
     project = home / "project"
     (project / ".git").mkdir(parents=True)
-    app = App(load_config(env={"LCM_HOME": str(home / "lcm")}, project=project), build_plugins(stderr=io.StringIO()))
+    app = App(load_config(env={"LCM_HOME": str(home / "lcm")}, project=project,
+                          plugins=build_plugins()), build_plugins(stderr=io.StringIO()))
     started = time.perf_counter()
     report = import_sources(app, [sessions], project=project)
     assert not report.errors and report.messages == n, (report.errors[:3], report.messages)

@@ -80,7 +80,7 @@ def _unlinked(content: Any) -> Any:
 def _app(project: Path, home: Path) -> App:
     project.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LCM_HOME": str(home)}
-    return App(load_config(project=project, env=env), build_plugins(env))
+    return App(load_config(project=project, env=env, plugins=build_plugins(env)), build_plugins(env))
 
 
 def _import_once(tmp: Path, name: str, write: Any, runs: int) -> tuple[float, float, int, int]:

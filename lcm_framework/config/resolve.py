@@ -117,24 +117,19 @@ def load_config(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     files_only: bool = False,
-    plugins: Plugins | None = None,
+    plugins: Plugins,
     repairing: bool = False,
 ) -> Config:
     """Resolve every key. ``overrides`` are command-line flags (highest precedence).
 
-    The keys are the core's plus those ``plugins`` declare; without ``plugins``
-    the plugins ``env`` selects are loaded for their declarations (plugin loading
-    reads only the environment, never the configuration, so it comes first).
+    The keys are the core's plus those ``plugins`` declare: the process loads its plugins first, once
+    (``build_plugins`` reads only the environment, never the configuration) and passes them here.
     ``files_only`` stops after the configuration files (what ``lcm config get`` shows
     without ``--effective``): no ``LCM_*`` variables but ``LCM_HOME``, no flags. ``repairing`` (``lcm config``)
     keeps the default for a file key that is unknown or invalid and names it in ``Config.problems`` instead of
     refusing the whole run, so the command that fixes the file can run.
     """
     environ = dict(os.environ if env is None else env)
-    if plugins is None:
-        from ..kernel.plugins import build_plugins
-
-        plugins = build_plugins(environ)
     settings = collect_settings(plugins)
     home = lcm_home(environ)
     root = (project or find_project_root(cwd or Path.cwd())).resolve()

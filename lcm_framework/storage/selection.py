@@ -39,16 +39,10 @@ def installed_backend(plugins: Plugins, name: str, source: str = "") -> StorageB
     )
 
 
-def open_backend(config: Config, name: str | None = None, *, plugins: Plugins | None = None) -> StorageBackendFactory:
+def open_backend(config: Config, name: str | None = None, *, plugins: Plugins) -> StorageBackendFactory:
     """Build the factory of ``storage.backend`` (or ``name``), wrapped so the core validates every repository
-    call (``storage.checked``). Never falls back to another backend.
-
-    Without ``plugins`` the plugins ``config.env`` selects are loaded.
+    call (``storage.checked``), among those ``plugins`` register. Never falls back to another backend.
     """
-    if plugins is None:
-        from ..kernel.plugins import build_plugins
-
-        plugins = build_plugins(config.env)
     backend = name or str(config.get("storage.backend"))
     info = installed_backend(plugins, backend, config.source("storage.backend") if name is None else "")
     try:

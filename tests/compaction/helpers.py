@@ -72,7 +72,7 @@ def make_app(
     root: Path, overrides: Mapping[str, Any] | None = None, extra: Iterable[tuple[str, object]] = ()
 ) -> App:
     values = {k: str(v) for k, v in {**SMALL, **(overrides or {})}.items()}
-    return App(load_config(project=root, overrides=values), build_plugins(extra=list(extra)))
+    return App(load_config(project=root, overrides=values, plugins=build_plugins()), build_plugins(extra=list(extra)))
 
 
 def scripted_app(

@@ -11,6 +11,7 @@ import pytest
 from lcm_framework.config import load_config, mask_secret
 from lcm_framework.config.files import set_key
 from lcm_framework.errors import ConfigError
+from lcm_framework.kernel.plugins import build_plugins
 from tests.conftest import run_lcm
 
 
@@ -23,21 +24,21 @@ def _project(tmp_path: Path) -> Path:
 def test_precedence_defaults_global_project_env_flags(tmp_path: Path, lcm_env: Path) -> None:
     root = _project(tmp_path)
     key = "compaction.fresh_tail_count"
-    assert load_config(project=root).source(key) == "default"
+    assert load_config(project=root, plugins=build_plugins()).source(key) == "default"
 
     set_key(lcm_env / "config.toml", key, 11)
-    cfg = load_config(project=root)
+    cfg = load_config(project=root, plugins=build_plugins())
     assert (cfg.get(key), cfg.source(key).split(":")[0]) == (11, "global")
 
     set_key(root / ".lcm" / "config.toml", key, 12)
-    cfg = load_config(project=root)
+    cfg = load_config(project=root, plugins=build_plugins())
     assert (cfg.get(key), cfg.source(key).split(":")[0]) == (12, "project")
 
     env = {"LCM_HOME": str(lcm_env), "LCM_COMPACTION_FRESH_TAIL_COUNT": "13"}
-    cfg = load_config(project=root, env=env)
+    cfg = load_config(project=root, env=env, plugins=build_plugins(env))
     assert (cfg.get(key), cfg.source(key)) == (13, "env:LCM_COMPACTION_FRESH_TAIL_COUNT")
 
-    cfg = load_config(project=root, env=env, overrides={key: "14"})
+    cfg = load_config(project=root, env=env, overrides={key: "14"}, plugins=build_plugins(env))
     assert (cfg.get(key), cfg.source(key)) == (14, "flag")
 
 
@@ -48,7 +49,7 @@ def test_env_aliases_from_the_spec(tmp_path: Path) -> None:
         "LCM_POSTGRES_URL": "postgresql://lcm:hunter2@db.example:5432/lcm",
         "LCM_SUMMARY_MODEL": "anthropic/claude-3-5-haiku-latest",
     }
-    cfg = load_config(project=tmp_path, env=env)
+    cfg = load_config(project=tmp_path, env=env, plugins=build_plugins(env))
     assert cfg.get("storage.backend") == "postgresql"
     assert cfg.get("summarizer.model") == "anthropic/claude-3-5-haiku-latest"
     assert "hunter2" not in cfg.display("postgresql.url")
@@ -66,7 +67,7 @@ def test_env_aliases_from_the_spec(tmp_path: Path) -> None:
 )
 def test_bad_values_name_key_source_and_allowed(tmp_path: Path, env: dict[str, str], fragment: str) -> None:
     with pytest.raises(ConfigError) as err:
-        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h"), **env})
+        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h"), **env}, plugins=build_plugins(env))
     message = str(err.value)
     assert fragment in message
     assert "environment LCM_" in message
@@ -76,14 +77,14 @@ def test_unknown_key_in_file_is_refused_with_suggestion(tmp_path: Path, lcm_env:
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text("[compaction]\nfresh_tail_cont = 3\n")
     with pytest.raises(ConfigError, match=r"did you mean 'compaction\.fresh_tail_count'"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 def test_invalid_toml_is_a_config_error(tmp_path: Path, lcm_env: Path) -> None:
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text("[compaction\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 def test_set_key_keeps_other_keys_and_values(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ FLOAT_KEYS = sorted(key for key, setting in REGISTRY.items() if setting.kind is 
 
 
 def _load(tmp_path: Path, **overrides: str) -> None:
-    load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h")}, overrides=overrides)
+    load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h")}, overrides=overrides, plugins=build_plugins())
 
 
 def test_every_float_key_is_checked() -> None:
@@ -40,12 +40,13 @@ def test_a_float_key_in_a_file_refuses_what_is_not_finite(tmp_path: Path, lcm_en
     (lcm_env / "config.toml").write_text(f"[memory]\nrecall_min_score = {literal}\n")
     with pytest.raises(ConfigError, match=r"memory.recall_min_score = .* \(from global file .*\) is invalid: "
                                           r"not a finite number"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 def test_float_keys_still_take_numbers(tmp_path: Path) -> None:
     config = load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h")},
-                         overrides={"summarizer.temperature": "0.5", "memory.recall_min_score": "1"})
+                         overrides={"summarizer.temperature": "0.5", "memory.recall_min_score": "1"},
+                         plugins=build_plugins())
     assert (config.get("summarizer.temperature"), config.get("memory.recall_min_score")) == (0.5, 1.0)
 
 
@@ -64,13 +65,13 @@ def test_wrong_numbers_in_a_file_are_refused(tmp_path: Path, lcm_env: Path, toml
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text(f"[compaction]\n{toml}\n")
     with pytest.raises(ConfigError, match=rf"\(from global file .*\) is invalid: {re.escape(reason)}"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 def test_an_integral_float_is_an_integer(tmp_path: Path, lcm_env: Path) -> None:
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text("[compaction]\nfresh_tail_count = 6.0\n")
-    assert load_config(project=tmp_path).get("compaction.fresh_tail_count") == 6
+    assert load_config(project=tmp_path, plugins=build_plugins()).get("compaction.fresh_tail_count") == 6
 
 
 @pytest.mark.parametrize("text", ["a\x00b", "\ud800"])
@@ -90,7 +91,7 @@ def test_a_file_that_cannot_be_read_as_toml_is_a_config_error(tmp_path: Path, lc
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text(document)
     with pytest.raises(ConfigError, match="is not valid TOML"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 SECRETS = [
@@ -127,9 +128,10 @@ def test_a_refused_secret_in_a_file_or_the_environment_is_not_echoed(tmp_path: P
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text(f'[compaction]\nfresh_tail_count = "{secret}"\n')
     with pytest.raises(ConfigError) as in_file:
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
     with pytest.raises(ConfigError) as in_env:
-        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h"), "LCM_DAEMON_PORT": secret})
+        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h"), "LCM_DAEMON_PORT": secret},
+                    plugins=build_plugins())
     for error in (in_file, in_env):
         assert secret not in str(error.value) and "(not shown: looks like a secret)" in str(error.value)
 
@@ -148,10 +150,11 @@ def test_secret_shaped_keys_are_not_echoed(tmp_path: Path, lcm_env: Path) -> Non
     for document in (f"{secret} = 1\n", f"[compaction]\n{secret} = 1\n"):
         (lcm_env / "config.toml").write_text(document)
         with pytest.raises(ConfigError, match=r"\(not shown: looks like a secret\)") as error:
-            load_config(project=tmp_path)
+            load_config(project=tmp_path, plugins=build_plugins())
         assert secret not in str(error.value)
     with pytest.raises(ConfigError) as flag:
-        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h")}, overrides={secret: "1"})
+        load_config(project=tmp_path, env={"LCM_HOME": str(tmp_path / "h")}, overrides={secret: "1"},
+                    plugins=build_plugins())
     assert secret not in str(flag.value)
 
 

@@ -296,7 +296,7 @@ def test_doctor_reports_an_agent_whose_transcripts_no_plugin_reads(tmp_path: Pat
     from lcm_framework.installer.agents import changes
 
     env = {"HOME": str(tmp_path)}
-    config = load_config(project=tmp_path)
+    config = load_config(project=tmp_path, plugins=build_plugins())
     alone = build_plugins(env={"LCM_LOAD_PLUGINS": ""}, extra=[("agent", Agent())])
     for change in changes("dotagent", env, install=True, plugins=alone):
         change.apply()

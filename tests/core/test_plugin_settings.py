@@ -61,16 +61,17 @@ def test_no_core_module_names_a_plugin_setting() -> None:
 def test_unknown_key_names_loaded_plugins_and_closest_key(tmp_path: Path, lcm_env: Path) -> None:
     lcm_env.mkdir(parents=True)
     (lcm_env / "config.toml").write_text('[postgresql]\nurl = "postgresql://db/lcm"\n')
-    config = load_config(project=tmp_path)  # the PostgreSQL plugin is loaded: its key is known
+    config = load_config(project=tmp_path, plugins=build_plugins())  # the PostgreSQL plugin is loaded: its key is known
     assert config.get("postgresql.url") == "postgresql://db/lcm"
     with pytest.raises(ConfigError) as err:
-        load_config(project=tmp_path, env={"LCM_HOME": str(lcm_env), "LCM_DISABLE_PLUGINS": "postgres_storage"})
+        load_config(project=tmp_path, env={"LCM_HOME": str(lcm_env), "LCM_DISABLE_PLUGINS": "postgres_storage"},
+                    plugins=build_plugins({"LCM_DISABLE_PLUGINS": "postgres_storage"}))
     message = str(err.value)
     assert "unknown configuration key 'postgresql.url'" in message
     assert "sqlite_storage" in message and "postgres_storage" not in message
     (lcm_env / "config.toml").write_text("[summarizer]\nmodle = 'x'\n")
     with pytest.raises(ConfigError, match=r"did you mean 'summarizer\.model'"):
-        load_config(project=tmp_path)
+        load_config(project=tmp_path, plugins=build_plugins())
 
 
 @pytest.mark.parametrize(("declared", "fragment"), [

@@ -29,7 +29,7 @@ def make_project(root: Path) -> tuple[Path, Path]:
 
 @pytest.fixture
 def service(lcm_env: Path, tmp_path: Path) -> DaemonService:
-    return DaemonService(load_config(project=tmp_path), build_plugins())
+    return DaemonService(load_config(project=tmp_path, plugins=build_plugins()), build_plugins())
 
 
 async def _client(service: DaemonService) -> httpx.AsyncClient:
@@ -177,7 +177,8 @@ def test_context_route_gives_the_cli_context_with_large_file_references(lcm_env:
 
     project, transcript = make_project(tmp_path / "big")
     threshold = {"compaction.large_file_token_threshold": 100}
-    service = DaemonService(load_config(project=project, overrides=threshold), build_plugins(), threshold)
+    service = DaemonService(load_config(project=project, overrides=threshold,
+                                        plugins=build_plugins()), build_plugins(), threshold)
 
     async def scenario() -> dict[str, object]:
         async with await _client(service) as client:

@@ -45,7 +45,7 @@ def test_records_flushed_after_the_stop_hook_are_stored(lcm_env: Path, tmp_path:
     whole = tmp_path / "whole"
     (whole / ".git").mkdir(parents=True)
     (whole / transcript.name).write_bytes(CLAUDE_SAMPLE.read_bytes())
-    service = DaemonService(load_config(project=project), build_plugins())
+    service = DaemonService(load_config(project=project, plugins=build_plugins()), build_plugins())
 
     async def scenario() -> tuple[int, int, int]:
         first = await _stop(service, project, transcript)
@@ -63,7 +63,7 @@ def test_records_flushed_after_the_stop_hook_are_stored(lcm_env: Path, tmp_path:
         return first, everything, await asyncio.to_thread(_reopened, project)
 
     def _reopened(root: Path) -> int:
-        again = DaemonService(load_config(project=root), build_plugins())
+        again = DaemonService(load_config(project=root, plugins=build_plugins()), build_plugins())
         try:
             return _stored(again, root)
         finally:
@@ -81,7 +81,7 @@ def test_a_stop_queued_before_its_transcript_is_written_is_retried_then_stored(l
     project, transcript, rest = _project(tmp_path)
     lines = transcript.read_bytes()
     transcript.unlink()  # a new session's log, not flushed yet when its first Stop hook runs
-    service = DaemonService(load_config(project=project), build_plugins())
+    service = DaemonService(load_config(project=project, plugins=build_plugins()), build_plugins())
     payload = {"session_id": CLAUDE_SAMPLE_ID, "transcript_path": str(transcript), "cwd": str(project)}
 
     async def scenario() -> tuple[int, int, str | None, int]:
@@ -110,7 +110,7 @@ def test_a_transcript_that_never_appears_is_given_up_after_the_wait(lcm_env: Pat
     monkeypatch.setenv("LCM_DAEMON_TRANSCRIPT_WAIT_S", "0.5")
     project, transcript, _rest = _project(tmp_path)
     transcript.unlink()
-    service = DaemonService(load_config(project=project), build_plugins())
+    service = DaemonService(load_config(project=project, plugins=build_plugins()), build_plugins())
     payload = {"session_id": CLAUDE_SAMPLE_ID, "transcript_path": str(transcript), "cwd": str(project)}
 
     async def scenario() -> tuple[float | None, float | None]:

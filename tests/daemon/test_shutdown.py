@@ -46,7 +46,7 @@ def test_sigterm_lets_the_request_in_flight_finish(lcm_env: Path, tmp_path: Path
     assert answer.json()["ingest"]["messages"] == 800
     assert not (lcm_env / "daemon.pid").exists()
 
-    app = App(load_config(project=project), build_plugins())
+    app = App(load_config(project=project, plugins=build_plugins()), build_plugins())
     try:
         with app.project(project) as storage:
             (conversation,) = storage.conversations.find_conversations(SESSION)

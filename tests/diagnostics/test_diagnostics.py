@@ -31,7 +31,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def make_app(project: Path, **overrides: object) -> App:
-    return App(load_config(project=project, overrides=overrides), build_plugins())
+    return App(load_config(project=project, overrides=overrides, plugins=build_plugins()), build_plugins())
 
 
 def by_name(checks: list, name: str):  # type: ignore[no-untyped-def,type-arg]

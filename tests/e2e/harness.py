@@ -127,7 +127,7 @@ class User:
     def turns(self, session_id: str, lcm_home: Path | None = None) -> list[tuple[str, str]]:
         """(role, content) of every stored message of the session, in order."""
         env = {**os.environ, **self.env(), "LCM_HOME": str(lcm_home or self.lcm_home)}
-        app = App(load_config(project=self.project, env=env), build_plugins())
+        app = App(load_config(project=self.project, env=env, plugins=build_plugins(env)), build_plugins())
         try:
             with app.project(self.project) as storage:
                 out = []

@@ -37,7 +37,7 @@ def test_a_sub_agent_run_is_stored_linked_and_found(user: User) -> None:
              if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Agent"]
 
     env = {**os.environ, **user.env()}
-    app = App(load_config(project=user.project, env=env), build_plugins())
+    app = App(load_config(project=user.project, env=env, plugins=build_plugins(env)), build_plugins())
     try:
         with app.project(user.project) as st:
             (link,) = st.conversations.list_subagent_links()

@@ -28,7 +28,7 @@ def args_json(value: Any) -> str:
 def stored_items(user: User, session_id: str, lcm_home: Path | None = None) -> list[Item]:
     """The session's stored messages as items (every part, in order)."""
     env = {**os.environ, **user.env(), "LCM_HOME": str(lcm_home or user.lcm_home)}
-    app = App(load_config(project=user.project, env=env), build_plugins())
+    app = App(load_config(project=user.project, env=env, plugins=build_plugins(env)), build_plugins())
     items: list[Item] = []
     try:
         with app.project(user.project) as storage:

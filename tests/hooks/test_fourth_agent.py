@@ -124,7 +124,8 @@ def test_a_fourth_agent_plugs_in_through_the_hook_and_its_events_reach_storage(l
         daemon.stop()
     assert '<summary id="sum_' in json.loads(started.stdout)["inject"]  # its own shape, not LCM's default
 
-    app = App(load_config(project=project, env={**os.environ, "LCM_HOME": str(lcm_env)}), build_plugins())
+    app = App(load_config(project=project, env={**os.environ, "LCM_HOME": str(lcm_env)},
+                          plugins=build_plugins()), build_plugins())
     try:
         with app.project(project) as storage:
             (conversation,) = storage.conversations.find_conversations(CLAUDE_SAMPLE_ID)

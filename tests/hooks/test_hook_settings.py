@@ -9,6 +9,7 @@ import pytest
 
 from lcm_framework.agent_hooks.settings import DEFAULT_AUTOSTART, DEFAULT_PORT, hook_settings
 from lcm_framework.config import SETTINGS, load_config
+from lcm_framework.kernel.plugins import build_plugins
 
 
 def test_defaults_match_the_schema() -> None:
@@ -38,7 +39,7 @@ def test_agrees_with_load_config(lcm_env: Path, tmp_path: Path, global_toml: str
         (project / ".lcm" / "config.toml").write_text(project_toml)
     environ = {**os.environ, **env}
     lean = hook_settings(project / "sub", environ)
-    full = load_config(cwd=project / "sub", env=environ)
+    full = load_config(cwd=project / "sub", env=environ, plugins=build_plugins(environ))
     assert lean.project == full.project_root == project
     assert lean.home == full.home
     assert lean.port == full.get("daemon.port")

@@ -97,14 +97,15 @@ def test_kill_the_daemon_mid_session_and_lose_nothing(lcm_env: Path, tmp_path: P
     finally:
         daemon.stop()
 
-    app = App(load_config(project=project), build_plugins())
+    app = App(load_config(project=project, plugins=build_plugins()), build_plugins())
     try:
         got = stored(app, project)
     finally:
         app.close()
     # The oracle: the same complete transcript imported once into a fresh home.
     fresh_home = tmp_path / "fresh"
-    fresh = App(load_config(project=project, env={**os.environ, "LCM_HOME": str(fresh_home)}), build_plugins())
+    fresh = App(load_config(project=project, env={**os.environ, "LCM_HOME": str(fresh_home)},
+                            plugins=build_plugins()), build_plugins())
     try:
         report = ingest_file(fresh, transcript, project=project)
         assert report.error is None

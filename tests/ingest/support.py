@@ -20,7 +20,8 @@ def make_app(project: Path, *, home: Path | None = None, **overrides: str) -> Ap
     """A real App on ``project`` (created); ``home`` replaces ``$LCM_HOME`` for a second, separate store."""
     project.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ) | ({"LCM_HOME": str(home)} if home is not None else {})
-    return App(load_config(project=project, env=env, overrides=overrides), build_plugins(env))
+    return App(load_config(project=project, env=env, overrides=overrides,
+                           plugins=build_plugins(env)), build_plugins(env))
 
 
 def _ts(i: int) -> str:

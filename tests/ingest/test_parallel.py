@@ -176,7 +176,7 @@ def test_in_process_plugins_keep_the_import_in_process(tmp_path: Path) -> None:
     plugins = build_plugins(os.environ, extra=[("local", object())])
     assert not plugins.rebuildable
     assert build_plugins(os.environ).rebuildable
-    app = App(load_config(project=tmp_path, env=dict(os.environ)), plugins)
+    app = App(load_config(project=tmp_path, env=dict(os.environ), plugins=build_plugins(dict(os.environ))), plugins)
     try:
         assert worker_count(app, 4, _specs(5), [10] * 5) == 0
     finally:

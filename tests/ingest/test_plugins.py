@@ -62,7 +62,7 @@ def test_plugin_format_imports_and_a_mapper_bug_fails_only_its_file(tmp_path: Pa
     bad.insert(5, {"toy": "toy-2", "say": "boom"})
     (src / "bad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
     write_jsonl(src / "claude.jsonl", claude_records("toy-3", str(proj), 1))
-    app = App(load_config(project=proj), build_plugins(extra=[("toy", ToyPlugin())]))
+    app = App(load_config(project=proj, plugins=build_plugins()), build_plugins(extra=[("toy", ToyPlugin())]))
     try:
         report = import_sources(app, [src], batch_size=2)
         by_file = {f.locator: f for f in report.file_reports}

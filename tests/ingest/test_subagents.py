@@ -354,7 +354,7 @@ def test_a_subagent_stop_event_imports_the_run_it_names(tmp_path: Path) -> None:
                       "agent_transcript_path": str(elsewhere)}).encode()
     payload = parse(raw, event="SubagentStop", agent="claude", protocol=PROTOCOL).forward(project)
     assert payload[SUBAGENT_TRANSCRIPT] == str(elsewhere)
-    service = DaemonService(load_config(project=project), build_plugins())
+    service = DaemonService(load_config(project=project, plugins=build_plugins()), build_plugins())
 
     async def scenario() -> dict[str, Any]:
         try:
@@ -383,7 +383,7 @@ def test_the_hooks_compact_each_run_on_its_own(tmp_path: Path) -> None:
     session, _files = current_layout(tmp_path / "claude", FINDINGS, turns=12)
     project = tmp_path / "here"
     project.mkdir()
-    service = DaemonService(load_config(project=project), build_plugins())
+    service = DaemonService(load_config(project=project, plugins=build_plugins()), build_plugins())
     payload = {"session_id": SESSION, "transcript_path": str(session), "cwd": str(project), "project": str(project)}
 
     async def scenario() -> None:

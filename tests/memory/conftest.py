@@ -13,5 +13,6 @@ from lcm_framework.scrub import Scrubber, app_scrubber
 
 @pytest.fixture(scope="session")
 def scrubber() -> Scrubber:
-    config = load_config(project=Path("/nonexistent-lcm-test-project"), env={"LCM_HOME": "/nonexistent-lcm-home"})
+    config = load_config(project=Path("/nonexistent-lcm-test-project"), env={"LCM_HOME": "/nonexistent-lcm-home"},
+                         plugins=build_plugins())
     return app_scrubber(config, build_plugins(env={}))

@@ -54,7 +54,8 @@ WRITER = textwrap.dedent("""
 
     root, log, session, count = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
     fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    app = App(load_config(project=root), build_plugins())
+    plugins = build_plugins()
+    app = App(load_config(project=root, plugins=plugins), plugins)
     with app.project(root) as storage:
         conv = storage.conversations.get_or_create_conversation(session)
         done = len(storage.conversations.list_messages(conv.conversation_id))
@@ -355,7 +356,7 @@ class Run:
         env = {k: v for k, v in self.env.items() if k != MARKER}
         if home is not None:  # a fresh, separate SQLite store for the oracle
             env = {**{k: v for k, v in env.items() if not k.startswith("LCM_POSTGRES")}, "LCM_HOME": str(home)}
-        app = App(load_config(project=self.project, env=env), build_plugins(env))
+        app = App(load_config(project=self.project, env=env, plugins=build_plugins(env)), build_plugins(env))
         try:
             yield app
         finally:

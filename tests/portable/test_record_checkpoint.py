@@ -27,7 +27,7 @@ def test_an_imported_segment_checkpoints_its_native_records_exactly(cli: Cli, tm
     record = conversation("s9", segment=2, messages=[message(0, "hello")], native=natives)
     cli.ok("import-records", str(write(tmp_path / "r.jsonl", project(cli.root), record)))
     env = {**os.environ, **cli.env}
-    app = App(load_config(project=cli.root, env=env), build_plugins(env))
+    app = App(load_config(project=cli.root, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         with app.project() as storage:
             checkpoint = storage.native_transcripts.get_checkpoint("portable:s9:2")

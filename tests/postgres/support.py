@@ -16,9 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.daemon_client.files import pid_alive
-
 from lcm_framework.config import Config, load_config
+from lcm_framework.daemon_client.files import pid_alive
+from lcm_framework.kernel.plugins import build_plugins
 
 URL_ENV = "LCM_TEST_POSTGRES_URL"
 _FREE: list[str] = []  # pooled schemas of this process, ready for reuse
@@ -116,7 +116,8 @@ class TestDatabase:
             "postgresql.acquire_timeout_s": "5",
         }
         values.update({(k if "." in k else f"postgresql.{k}"): str(v) for k, v in overrides.items()})
-        return load_config(cwd=tmp_path, env={"LCM_HOME": str(home), "HOME": str(tmp_path)}, overrides=values)
+        return load_config(cwd=tmp_path, env={"LCM_HOME": str(home), "HOME": str(tmp_path)}, overrides=values,
+                           plugins=build_plugins())
 
     def factory(self, schema: str, tmp_path: Path, url: str | None = None, **overrides: Any) -> Any:
         from lcm_postgres.factory import PostgresBackendFactory

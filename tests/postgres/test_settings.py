@@ -9,11 +9,12 @@ from lcm_postgres.settings import load_settings, parse_url, tls_params
 
 from lcm_framework.config import load_config
 from lcm_framework.errors import ConfigError
+from lcm_framework.kernel.plugins import build_plugins
 
 
 def settings(tmp_path: Path, **values: str) -> object:
     config = load_config(cwd=tmp_path, env={"LCM_HOME": str(tmp_path / "h")},
-                         overrides={"storage.backend": "postgresql", **values})
+                         overrides={"storage.backend": "postgresql", **values}, plugins=build_plugins())
     return load_settings(config)
 
 
@@ -94,9 +95,9 @@ def test_selecting_postgresql_never_falls_back_to_sqlite(tmp_path: Path) -> None
 
     config = load_config(cwd=tmp_path, env={"LCM_HOME": str(tmp_path / "h")}, overrides={
         "storage.backend": "postgresql", "postgresql.url": "postgresql://bob:hunter2@127.0.0.1:1/lcm",
-        "postgresql.allow_plaintext_loopback": "true", "postgresql.acquire_timeout_s": "1"})
+        "postgresql.allow_plaintext_loopback": "true", "postgresql.acquire_timeout_s": "1"}, plugins=build_plugins())
     with pytest.raises(StorageUnavailableError) as info:
-        open_backend(config)
+        open_backend(config, plugins=build_plugins(config.env))
     text = str(info.value)
     assert "hunter2" not in text and "bob" not in text and "127.0.0.1" not in text and "postgresql/" in text
     assert not list((tmp_path / "h").glob("**/*.db")) and not list((tmp_path / "h").glob("**/*.sqlite*"))

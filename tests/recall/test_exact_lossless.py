@@ -113,12 +113,12 @@ class Surfaces:
 
     def message_ids(self) -> list[str]:
         """The project's messages in conversation order, read from storage (not from a surface under test)."""
-        from lcm_framework.kernel.plugins import build_plugins
-
         from lcm_framework.app import App
         from lcm_framework.config import load_config
+        from lcm_framework.kernel.plugins import build_plugins
 
-        app = App(load_config(project=self.root, env={**os.environ, **self.env}), build_plugins())
+        plugins = build_plugins({**os.environ, **self.env})
+        app = App(load_config(project=self.root, env={**os.environ, **self.env}, plugins=plugins), plugins)
         try:
             with app.project() as storage:
                 (conversation,) = storage.conversations.list_conversations()

@@ -28,7 +28,8 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_config(project: Path, lcm_env: Path) -> Callable[..., Config]:
     def make(**overrides: Any) -> Config:
-        return load_config(project=project, env={"LCM_HOME": str(lcm_env)}, overrides=overrides)
+        return load_config(project=project, env={"LCM_HOME": str(lcm_env)}, overrides=overrides,
+                           plugins=build_plugins())
 
     return make
 
@@ -43,5 +44,6 @@ def fresh_plugins() -> Plugins:
 def builtin_scrubber(plugins: Plugins) -> Scrubber:
     from pathlib import Path as _P
 
-    config = load_config(project=_P("/nonexistent-lcm-test-project"), env={"LCM_HOME": "/nonexistent-lcm-home"})
+    config = load_config(project=_P("/nonexistent-lcm-test-project"), env={"LCM_HOME": "/nonexistent-lcm-home"},
+                         plugins=build_plugins())
     return app_scrubber(config, plugins)

@@ -21,7 +21,7 @@ def test_audit_finds_secrets_in_titles_tags_surfacing_queries_and_large_files(tm
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     context, secret = CASES["github-pat"](Gen(25))
-    app = App(load_config(project=project), build_plugins())
+    app = App(load_config(project=project, plugins=build_plugins()), build_plugins())
     try:
         with app.project() as storage:  # as an older LCM (or another tool) may have stored them, unscrubbed
             conversation = storage.conversations.create_conversation("audit-all", title=f"about {context}")

@@ -109,7 +109,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
 
 
 def make_app(root: Path, backend: dict[str, str]) -> App:
-    return App(load_config(project=root, overrides=backend), build_plugins())
+    return App(load_config(project=root, overrides=backend, plugins=build_plugins()), build_plugins())
 
 
 @given(texts=st.lists(planted(), min_size=4, max_size=4))
@@ -206,7 +206,7 @@ def test_the_cli_and_the_real_mcp_server_store_no_planted_secret(tmp_path: Path,
         assert "[REDACTED:" in json.loads(added.stdout)["content"]
     stored = asyncio.run(_mcp_store(root, f"remember this: {text}"))
     assert stored["id"].startswith("mem_")
-    app = App(load_config(project=root), build_plugins())
+    app = App(load_config(project=root, plugins=build_plugins()), build_plugins())
     try:
         assert_stored_nowhere(app, secrets)
     finally:
@@ -246,7 +246,8 @@ def test_the_daemon_routes_and_the_prompt_hook_store_no_planted_secret(
         {"cwd": str(root), "session_id": "door-session", "hook_event_name": "UserPromptSubmit",
          "prompt": f"and now {text}"}))
     assert hook.returncode == 0 and "mem_" in hook.stdout, hook.stderr
-    app = App(load_config(project=root, env={**os.environ, "LCM_HOME": str(daemon.home)}), build_plugins())
+    app = App(load_config(project=root, env={**os.environ, "LCM_HOME": str(daemon.home)},
+                          plugins=build_plugins()), build_plugins())
     try:
         assert_stored_nowhere(app, secrets)
     finally:

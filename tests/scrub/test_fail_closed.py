@@ -106,7 +106,7 @@ class RaisingCommands:
 
 
 def test_a_plugin_whose_rule_packs_fail_is_fatal_an_unrelated_broken_plugin_is_a_warning(tmp_path: Path) -> None:
-    config = load_config(project=tmp_path)
+    config = load_config(project=tmp_path, plugins=build_plugins())
     err = io.StringIO()
     broken = build_plugins(extra=[("vendor_rules", RaisingRulePacks())], stderr=err)
     with pytest.raises(ScrubberError, match=r"plugin 'vendor_rules' .* could not register its rule packs: "

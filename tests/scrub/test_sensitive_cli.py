@@ -131,7 +131,7 @@ def _doctor_audit(project: Path) -> dict:
     from lcm_framework.diagnostics import check_scrub_audit
     from lcm_framework.kernel.plugins import build_plugins
 
-    app = App(load_config(project=project), build_plugins())
+    app = App(load_config(project=project, plugins=build_plugins()), build_plugins())
     try:
         check = check_scrub_audit(app, {})
     finally:

@@ -11,6 +11,7 @@ import pytest
 from lcm_sqlite.factory import SqliteBackendFactory
 
 from lcm_framework.config import load_config
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.contracts import StorageBackendFactory
 from lcm_framework.storage.models import ProjectRef
@@ -29,8 +30,9 @@ def make_factory(tmp_path: Path) -> Iterator[MakeFactory]:
     made: list[StorageBackendFactory] = []
 
     def build(**overrides: Any) -> StorageBackendFactory:
-        config = load_config(env={"LCM_HOME": str(tmp_path / "home")}, project=tmp_path, overrides=overrides)
-        factory = open_backend(config, "sqlite")
+        config = load_config(env={"LCM_HOME": str(tmp_path / "home")}, project=tmp_path, overrides=overrides,
+                             plugins=build_plugins())
+        factory = open_backend(config, "sqlite", plugins=build_plugins(config.env))
         assert isinstance(storage_driver(factory), SqliteBackendFactory)
         made.append(factory)
         return factory

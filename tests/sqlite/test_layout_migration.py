@@ -54,7 +54,7 @@ def test_a_version_1_database_migrates_record_by_record(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     env = {"LCM_HOME": str(home)}
-    app = App(load_config(project=work, env=env), build_plugins(env))
+    app = App(load_config(project=work, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         migrated = _plain(snapshot(app, ROOT, sessions=SESSIONS))
         storage = app.storage.open_project(app.project_ref(ROOT))
@@ -92,7 +92,7 @@ def test_a_failed_migration_check_leaves_version_1_untouched(tmp_path: Path, mon
     work = tmp_path / "work"
     work.mkdir()
     env = {"LCM_HOME": str(home)}
-    app = App(load_config(project=work, env=env), build_plugins(env))
+    app = App(load_config(project=work, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         with pytest.raises(StorageUnavailableError) as info:
             app.storage.open_project(app.project_ref(ROOT))
@@ -120,7 +120,7 @@ def test_vacuum_compresses_the_migrated_rows_and_reads_back_the_same(tmp_path: P
     work = tmp_path / "work"
     work.mkdir()
     env = {"LCM_HOME": str(home)}
-    app = App(load_config(project=work, env=env), build_plugins(env))
+    app = App(load_config(project=work, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         storage = app.storage.open_project(app.project_ref(ROOT))
         before = storage.storage_usage()

@@ -25,11 +25,14 @@ WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
     from lcm_framework.config import load_config
+    from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.storage.models import NewMessage, ProjectRef, Role
     from lcm_framework.storage.selection import open_backend
 
     home, project_id, tag, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    factory = open_backend(load_config(env={"LCM_HOME": home}, project=Path(home)), "sqlite")
+    plugins = build_plugins()
+    factory = open_backend(load_config(env={"LCM_HOME": home}, project=Path(home), plugins=plugins), "sqlite",
+                           plugins=plugins)
     storage = factory.open_project(ProjectRef(project_id, "/code/proj"))
     conv = storage.conversations.get_or_create_conversation("shared")
     for i in range(count):

@@ -18,13 +18,16 @@ WORKER = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
     from lcm_framework.config import load_config
+    from lcm_framework.kernel.plugins import build_plugins
     from lcm_framework.storage.models import NewMessage, ProjectRef, Role
     from lcm_framework.storage.selection import open_backend
 
     home, go, project_id, name = sys.argv[1:5]
     while not Path(go).exists():
         time.sleep(0.001)
-    factory = open_backend(load_config(env={"LCM_HOME": home}, project=Path(home)), "sqlite")
+    plugins = build_plugins()
+    factory = open_backend(load_config(env={"LCM_HOME": home}, project=Path(home), plugins=plugins), "sqlite",
+                           plugins=plugins)
     storage = factory.open_project(ProjectRef(project_id, "/code/proj"))
     conv = storage.conversations.get_or_create_conversation("shared")
     seqs = []

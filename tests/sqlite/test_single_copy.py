@@ -77,7 +77,7 @@ def test_a_version_4_database_migrates_record_by_record(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     env = {"LCM_HOME": str(home)}
-    app = App(load_config(project=work, env=env), build_plugins(env))
+    app = App(load_config(project=work, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         migrated = _plain(snapshot(app, ROOT, sessions=_sessions(expected)))
         storage = app.storage.open_project(app.project_ref(ROOT))
@@ -117,7 +117,7 @@ def test_a_failed_migration_check_leaves_version_4_untouched(tmp_path: Path, mon
     work = tmp_path / "work"
     work.mkdir()
     env = {"LCM_HOME": str(home)}
-    app = App(load_config(project=work, env=env), build_plugins(env))
+    app = App(load_config(project=work, env=env, plugins=build_plugins(env)), build_plugins(env))
     try:
         with pytest.raises(StorageUnavailableError) as info:
             app.storage.open_project(app.project_ref(ROOT))

@@ -26,7 +26,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_config(project: Path, lcm_env: Path) -> Callable[..., Config]:
     def make(**env: str) -> Config:
-        return load_config(project=project, env={"LCM_HOME": str(lcm_env), **env})
+        return load_config(project=project, env={"LCM_HOME": str(lcm_env), **env}, plugins=build_plugins(env))
 
     return make
 

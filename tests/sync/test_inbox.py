@@ -14,6 +14,7 @@ import pytest
 
 from lcm_framework.config import load_config
 from lcm_framework.errors import ConflictError, DataValidationError, NotFoundError, UnsupportedCapabilityError
+from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.storage.checked import CheckedBackend
 from lcm_framework.storage.inbox import InboxState, PassiveEffect, PruneOutcome
 from lcm_framework.storage.selection import open_backend
@@ -210,8 +211,8 @@ def test_bad_input_is_refused_before_the_database(pg_backend: CheckedBackend, ch
 
 
 def test_sqlite_has_no_inbox(tmp_path: Path) -> None:
-    config = load_config(env={"LCM_HOME": str(tmp_path / "home")}, project=tmp_path)
-    backend = open_backend(config, "sqlite")
+    config = load_config(env={"LCM_HOME": str(tmp_path / "home")}, project=tmp_path, plugins=build_plugins())
+    backend = open_backend(config, "sqlite", plugins=build_plugins(config.env))
     try:
         assert backend.capabilities.passive_inbox is False
         with closing(backend.open_project(ref("solo"))) as storage:
