@@ -111,6 +111,21 @@ class User:
             rows = db.execute("SELECT event, processed_at IS NOT NULL, last_error FROM events ORDER BY seq")
             return [(str(e), bool(p), err) for e, p, err in rows]
 
+    def shell_facts(self, program: str, timeout: float = 30) -> list[dict[str, Any]]:
+        """The tool facts of the PostToolUse events the agent's hooks captured for shell commands running
+        ``program`` (waiting for at least one: a plugin may run the hook detached)."""
+        from lcm_framework.outbox import Outbox, outbox_path
+
+        deadline = time.monotonic() + timeout
+        while True:
+            with Outbox(outbox_path(self.lcm_home)) as box:
+                found = [e.payload["tool_facts"] for e in box.events()
+                         if e.event == "PostToolUse"
+                         and str(e.payload.get("tool_facts", {}).get("command", "")).split()[:1] == [program]]
+            if found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.3)
+
     def wait_processed(self, events: set[str], timeout: float = 60) -> list[tuple[str, bool, str | None]]:
         """Wait until the outbox holds ``events`` queued since the previous call returned (an agent may run its
         last hook as it exits) and every queued event is processed."""

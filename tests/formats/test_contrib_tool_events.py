@@ -37,7 +37,12 @@ def gemini(run: dict[str, Any], command: str, code: int) -> dict[str, Any]:
 
 
 def qwen(run: dict[str, Any], command: str, code: int) -> dict[str, Any]:
-    """Qwen Code 0.24's PostToolUse (Claude Code's names, Gemini CLI's tool result)."""
+    """Qwen Code 0.24's PostToolUse (Claude Code's names, Gemini CLI's tool result), or its PostToolUseFailure
+    (an ``error`` text) for a call that failed outright (as its chunks' ``firePostToolUseFailureEvent`` builds
+    them)."""
+    if code == 2:
+        return {**run, "hook_event_name": "PostToolUseFailure", "tool_name": "run_shell_command",
+                "tool_input": {"command": command}, "tool_use_id": "toolu_1", "error": ERROR, "is_interrupt": False}
     content = f"Command: {command}\nOutput: {ERROR if code else OUTPUT}\nExit Code: {code if code else '(none)'}\n"
     return {**run, "hook_event_name": "PostToolUse", "tool_name": "run_shell_command",
             "tool_input": {"command": command}, "tool_response": {"llmContent": content, "returnDisplay": OUTPUT}}
@@ -48,7 +53,7 @@ def copilot(run: dict[str, Any], command: str, code: int) -> dict[str, Any]:
     result = {"result_type": "failure" if code else "success",
               "text_result_for_llm": f"{ERROR}\n<exited with exit code {code}>" if code else OUTPUT}
     return {"hook_event_name": "PostToolUse", "session_id": run["session_id"], "cwd": run["cwd"],
-            "timestamp": "2026-12-01T23:04:13.600Z", "tool_name": "bash",
+            "timestamp": "2026-12-01T23:04:13.600Z", "tool_name": "Bash",  # what 1.0.102 sends (its docs: bash)
             "tool_input": json.dumps({"command": command, "description": "run the tests"}), "tool_result": result}
 
 
@@ -71,13 +76,13 @@ def hook(agent: str, payload: dict[str, Any], home: Path) -> subprocess.Complete
                           capture_output=True, text=True, timeout=60, env=env)
 
 
-@pytest.mark.parametrize("agent", sorted(AGENTS))
-def test_a_failing_then_fixed_command_reaches_the_outbox_and_the_consumer(agent: str, lcm_env: Path,
+@pytest.mark.parametrize(("agent", "failure"), [*((a, 1) for a in sorted(AGENTS)), ("qwen", 2)])
+def test_a_failing_then_fixed_command_reaches_the_outbox_and_the_consumer(agent: str, failure: int, lcm_env: Path,
                                                                          tmp_path: Path) -> None:
     project = (tmp_path / "proj").resolve()
     (project / ".git").mkdir(parents=True)
     run = {"session_id": "s-" + agent, "transcript_path": str(project / "t.jsonl"), "cwd": str(project)}
-    for command, code in ((FAILING, 1), (FIXED, 0)):
+    for command, code in ((FAILING, failure), (FIXED, 0)):
         done = hook(agent, AGENTS[agent](run, command, code), lcm_env)
         assert done.returncode == 0 and done.stdout == "" and done.stderr == "", done.stderr
     with Outbox(outbox_path(lcm_env)) as box:

@@ -39,6 +39,8 @@ def test_install_merges_into_qwen_settings_and_uninstall_restores_the_bytes(qwen
         (handler,) = group["hooks"]
         assert (handler["type"], handler["name"], handler["timeout"]) == ("command", "lcm", timeout_s)  # seconds
         assert handler["command"].endswith(f"hook {event} --agent qwen --protocol lcm_format_qwen.hooks")
+    ((failed,),) = [g["hooks"] for g in settings["hooks"]["PostToolUseFailure"]]  # a failed call: PostToolUse too
+    assert failed["command"].endswith("hook PostToolUse --agent qwen --protocol lcm_format_qwen.hooks")
     server = settings["mcpServers"]["lcm"]
     assert server["args"][-1] == "mcp" and server["alwaysLoadTools"] is True  # no tool_search bridge for LCM
     assert settings["mcpServers"]["docs"] == USER_SETTINGS["mcpServers"]["docs"]

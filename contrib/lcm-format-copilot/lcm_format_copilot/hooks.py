@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-KINDS = {"bash": "shell", "powershell": "shell", "edit": "edit", "create": "edit"}
+KINDS = {"bash": "shell", "powershell": "shell", "edit": "edit", "create": "edit", "write": "edit"}
+"""By lower-cased tool name: under the Claude-compatible event names Copilot CLI 1.0 names its tools as Claude
+Code does (``Bash``), its reference lists them in lower case (``bash``, ``edit``, ``create``)."""
 
 
 class CopilotHooks:
@@ -21,7 +23,7 @@ class CopilotHooks:
         if event != "PostToolUse":
             return data
         read: dict[str, Any] = {k: v for k, v in data.items() if k != "tool_result"}
-        read["tool_kind"] = KINDS.get(str(data.get("tool_name")))
+        read["tool_kind"] = KINDS.get(str(data.get("tool_name")).lower())
         arguments = data.get("tool_input")
         if isinstance(arguments, str):
             try:

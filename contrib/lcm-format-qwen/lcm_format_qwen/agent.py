@@ -45,7 +45,9 @@ EVENTS = (
     HookEvent("PreCompact", 10),
     HookEvent("SessionEnd", 5),
     HookEvent("PostToolUse", 5),
+    HookEvent("PostToolUse", 5, native="PostToolUseFailure"),
 )
+"""A tool call that failed is Qwen Code's PostToolUseFailure (its ``error`` text): LCM's PostToolUse too."""
 HOOK_NAME = "lcm"
 HOOK_PROTOCOL = "lcm_format_qwen.hooks"
 
