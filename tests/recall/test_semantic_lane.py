@@ -155,3 +155,27 @@ def test_another_embedder_replaces_the_vectors(tmp_path: Path) -> None:
             assert "Football" in search(storage, QUESTION, embedder=embedder, context=0)[0].hit.snippet
     finally:
         app.close()
+
+
+@pytest.mark.postgres
+def test_on_postgresql_an_import_embeds_and_search_finds_by_meaning(tmp_path: Path) -> None:
+    from lcm_framework.app import App
+    from lcm_framework.ingest.api import import_sources
+    from lcm_framework.kernel.plugins import build_plugins
+    from tests.postgres.support import require_database
+
+    db = require_database()
+    root = project(tmp_path)
+    source = session(tmp_path / "s.jsonl", root)
+    with db.fresh_schema() as schema:
+        config = db.config(schema, tmp_path / "pg")
+        app = App(config, build_plugins(config.env))
+        try:
+            import_sources(app, [source], project=root)
+            with app.project(root) as storage:
+                counts = storage.vectors.counts()[SearchTarget.MESSAGES]
+                assert (counts.embedded, counts.stored) == (4, 4)
+                found = search(storage, QUESTION, limit=3, context=0, embedder=lane(app.config, app.plugins))
+                assert found and "Football" in found[0].hit.snippet
+        finally:
+            app.close()
