@@ -1,5 +1,8 @@
 """What a storage backend implements, the records it stores and returns, and the helpers adapters share.
 
+The records a transcript format produces and a backend stores (``NewMessage``, ``NewPart``, ``Role``, ``PartKind``,
+``FormatIdentity``) have their one home in ``plugin_api.formats``.
+
 The contracts (``StorageBackendFactory`` -> ``ProjectStorage`` -> repositories) and their rules are in
 ``docs/storage.md``. The core validates every argument of a repository call before the adapter sees it
 (``lcm_framework.storage.checked``); adapters raise their own typed errors (not found, conflict) through a
@@ -49,7 +52,6 @@ from ..storage.models import (
     ContextItemKind,
     Conversation,
     DeleteResult,
-    FormatIdentity,
     Health,
     LargeFile,
     Lease,
@@ -61,13 +63,10 @@ from ..storage.models import (
     NativeRecord,
     NativeRecordInput,
     NewMemory,
-    NewMessage,
     NewSummary,
-    PartKind,
     ProjectRef,
     ProjectStats,
     RecallStats,
-    Role,
     SearchHit,
     SearchMode,
     SearchQuery,
@@ -119,7 +118,6 @@ __all__ = [
     "CoordinationRepository",
     "CoordinationScope",
     "DeleteResult",
-    "FormatIdentity",
     "FullTextTier",
     "Health",
     "InboxBacklog",
@@ -140,9 +138,7 @@ __all__ = [
     "NativeRecordInput",
     "NativeTranscriptRepository",
     "NewMemory",
-    "NewMessage",
     "NewSummary",
-    "PartKind",
     "PassiveEffect",
     "PassiveInboxRepository",
     "Phrase",
@@ -155,7 +151,6 @@ __all__ = [
     "RecallStats",
     "RedactionAdminRepository",
     "Repositories",
-    "Role",
     "SearchHit",
     "SearchMode",
     "SearchQuery",

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lcm_framework.plugin_api import LcmError, NestedTransactionError, StorageClosedError, StorageError
+from lcm_framework.plugin_api.formats import NewMessage
 from lcm_framework.plugin_api.storage import (
     Capabilities,
     ContextRepository,
@@ -18,7 +19,6 @@ from lcm_framework.plugin_api.storage import (
     LexicalSearchRepository,
     MaintenanceReport,
     NativeTranscriptRepository,
-    NewMessage,
     PassiveInboxRepository,
     ProjectStats,
     PromotedMemoryRepository,

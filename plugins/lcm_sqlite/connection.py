@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from lcm_framework.plugin_api import LcmError, NestedTransactionError, StorageError, StorageUnavailableError
+from lcm_framework.plugin_api.formats import NewMessage
 from lcm_framework.plugin_api.sqlite import UnsafeDatabaseFile, open_private
-from lcm_framework.plugin_api.storage import NewMessage
 
 from .codec import Codec
 from .compact_layout import StringTable

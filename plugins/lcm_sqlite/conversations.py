@@ -6,16 +6,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.plugin_api.storage import (
-    Conversation,
-    DeleteResult,
-    Message,
-    MessagePart,
-    NewMessage,
-    PartKind,
-    Role,
-    effective_limit,
-)
+from lcm_framework.plugin_api.formats import NewMessage, PartKind, Role
+from lcm_framework.plugin_api.storage import Conversation, DeleteResult, Message, MessagePart, effective_limit
 
 from . import fts, texts
 from .clock import from_us, now_us, to_us

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lcm_framework.plugin_api.storage import NewMessage
+from lcm_framework.plugin_api.formats import NewMessage
 
 from .codec import MIN_BYTES, Codec
 from .statements import chunks, marks

@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from lcm_framework.plugin_api.formats import FormatIdentity
 from lcm_framework.plugin_api.storage import (
     Checkpoint,
-    FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,

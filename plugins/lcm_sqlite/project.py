@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from lcm_framework.plugin_api import StorageError
+from lcm_framework.plugin_api.formats import NewMessage
 from lcm_framework.plugin_api.storage import (
     Capabilities,
     ContextRepository,
@@ -17,7 +18,6 @@ from lcm_framework.plugin_api.storage import (
     LexicalSearchRepository,
     MaintenanceReport,
     NativeTranscriptRepository,
-    NewMessage,
     PassiveInboxRepository,
     ProjectStats,
     PromotedMemoryRepository,

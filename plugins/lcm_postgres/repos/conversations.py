@@ -11,16 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_framework.plugin_api.storage import (
-    Conversation,
-    DeleteResult,
-    Message,
-    MessagePart,
-    NewMessage,
-    PartKind,
-    Role,
-    effective_limit,
-)
+from lcm_framework.plugin_api.formats import NewMessage, PartKind, Role
+from lcm_framework.plugin_api.storage import Conversation, DeleteResult, Message, MessagePart, effective_limit
 
 from .base import utc, utc_required
 from .locks import advisory_key, lock_conversation

@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from lcm_framework.plugin_api.formats import FormatIdentity
 from lcm_framework.plugin_api.storage import (
     Checkpoint,
-    FormatIdentity,
     NativeBatchResult,
     NativeRecord,
     NativeRecordInput,
