@@ -133,9 +133,8 @@ def test_assembly_of_an_unknown_conversation_is_empty(tmp_path: Path) -> None:
 
 
 def test_restore_after_an_agent_compaction_shows_what_the_assembler_selects(tmp_path: Path) -> None:
-    from lcm_framework.assembly.restore import restore
-
     from lcm_framework.assembly import select_pieces
+    from lcm_framework.assembly.restore import restore
 
     _app, cm, storage, cid, stored = _compacted(tmp_path)
     try:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from lcm_framework.daemon_client.handshake import new_challenge, proof
 
+from lcm_framework.daemon_client.handshake import new_challenge, proof
 from lcm_framework.outbox import Outbox, outbox_path
 from tests.daemon.support import DaemonProcess, free_port
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcm_framework.assembly.restore import REFERENCE_TOKENS, restore
-
 from lcm_framework.compaction import CompactionEngine, Mode
 from lcm_framework.transcripts.format_helpers import LCM_CONTEXT_HEADER
 from tests.compaction.helpers import ingest, make_app, new_message, project_dir, texts

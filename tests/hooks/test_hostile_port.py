@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from lcm_framework.daemon_client.files import ensure_token
 
+from lcm_framework.daemon_client.files import ensure_token
 from lcm_framework.outbox import Outbox, outbox_path
 from tests.conftest import OFFLINE_ENV
 from tests.daemon.support import DaemonProcess, FakeListener, free_port

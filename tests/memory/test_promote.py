@@ -8,12 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lcm_framework.storage.lineage import parse
-
 from lcm_framework.compaction import CompactionEngine
 from lcm_framework.kernel.hookspecs import hookimpl
 from lcm_framework.memory.extract import extract
 from lcm_framework.memory.promote import after_compaction, parse_answer, promote_project
+from lcm_framework.storage.lineage import parse
 from lcm_framework.storage.models import Message, MessagePart, PartKind, Role
 from lcm_framework.summarize.contracts import SummaryRequest
 from tests.compaction.helpers import ingest, make_app, new_message, project_dir, texts

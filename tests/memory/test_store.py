@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 import pytest
-from lcm_framework.storage.lineage import Lineage, parse
 
 from lcm_framework.memory import store
 from lcm_framework.memory.text import same_insight
 from lcm_framework.scrub import Scrubber
 from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
+from lcm_framework.storage.lineage import Lineage, parse
 from tests.conformance.conftest import factory, make_ref
 
 __all__ = ["factory"]
