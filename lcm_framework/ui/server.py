@@ -89,7 +89,7 @@ def hold_instance(home: Path) -> IO[str]:
     """The lock of ``$LCM_HOME/ui.lock``, held while this process serves; ``AlreadyRunningError`` naming the
     running instance's port when another process holds it."""
     ensure_private_dir(home)
-    handle = (home / LOCK_FILE).open("a+", encoding="utf-8")
+    handle = os.fdopen(os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600), "r+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
