@@ -260,7 +260,7 @@ def _fused(lists: Sequence[Sequence[int]], k: int = 60) -> list[int]:
 
 
 def measure(project: Project, embedder: Any = None) -> list[dict[str, Any]]:
-    from lcm_framework.capabilities import call
+    from lcm_framework.kernel.arguments import call
     from lcm_framework.recall.grep import lexical
     from lcm_framework.recall.search import relevant
     from lcm_framework.storage.models import SearchMode, SearchTarget

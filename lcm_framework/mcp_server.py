@@ -10,7 +10,7 @@ waiting for a tool call still running (the tools only read). It starts no
 child process.
 
 Tool arguments are checked against each capability's argument description
-(``lcm_framework.capabilities.call``: required keys, types, choices, bounds,
+(``lcm_framework.kernel.arguments.call``: required keys, types, choices, bounds,
 defaults) before the handler runs, as the daemon and CLI check them; a
 violation is a tool error (``isError``). An ``LcmError`` of the handler is a tool error too, whose text
 is JSON ``{"error", "code"}`` as the CLI and daemon report it; results are JSON text bounded to
@@ -41,8 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any
 
 from . import __version__
-from .capabilities import ArgumentError, call
 from .errors import LcmError
+from .kernel.arguments import ArgumentError, call
 
 if TYPE_CHECKING:
     from pathlib import Path

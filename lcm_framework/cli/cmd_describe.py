@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..app import App
-from ..capabilities import add_options
+from ..kernel.arguments import add_options
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
-from ..recall_arguments import DESCRIBE
+from ..recall.arguments import DESCRIBE
 from .output import print_json, wrapped
 from .recall_common import add_json, project_names
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..capabilities import add_options, options
+from ..kernel.arguments import add_options, options
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
-from ..recall_arguments import EXPAND
+from ..recall.arguments import EXPAND
 from .output import print_json
 from .recall_common import add_json, project_names
 

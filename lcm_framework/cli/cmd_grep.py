@@ -6,10 +6,10 @@ import argparse
 import shutil
 
 from ..app import App
-from ..capabilities import add_options, options
+from ..kernel.arguments import add_options, options
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
-from ..recall_arguments import GREP
+from ..recall.arguments import GREP
 from .output import print_json
 from .recall_common import add_json, one_line, origin, project_names, session, when
 from .where_data_is import hint_when_session_missing, print_where_data_is

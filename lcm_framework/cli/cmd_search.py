@@ -8,10 +8,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..app import App
-from ..capabilities import add_options, options
+from ..kernel.arguments import add_options, options
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
-from ..recall_arguments import SEARCH
+from ..recall.arguments import SEARCH
 from .output import print_json, terminal_safe, terminal_width
 from .recall_common import add_json, one_line, origin, when
 from .where_data_is import print_where_data_is

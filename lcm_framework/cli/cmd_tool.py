@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ..app import App
-from ..capabilities import add_options, call, options
 from ..errors import ConfigError
 from ..jsonable import to_jsonable
+from ..kernel.arguments import add_options, call, options
 from ..kernel.extensions import CommandSpec
 from ..kernel.plugins import Plugins
 from .output import print_json

@@ -97,6 +97,6 @@ def memory(app: App, request: MemoryRequest) -> dict[str, Any]:
 
 def capability(app: App, found: Capability, args: Mapping[str, Any]) -> Any:
     """Run a registered capability with its arguments checked and completed (``capabilities.call``)."""
-    from ..capabilities import call
+    from ..kernel.arguments import call
 
     return to_jsonable(call(app, found, args))

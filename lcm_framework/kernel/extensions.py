@@ -69,7 +69,7 @@ class PromptSource(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Argument:
-    """One argument of a capability: the only description of it (``lcm_framework.capabilities`` derives the
+    """One argument of a capability: the only description of it (``kernel.arguments`` derives the
     MCP schema, the daemon's checks and the CLI options from it, defaults included).
 
     ``kind`` is str, int, float, bool or list (of text). ``flag`` names the CLI option when the derived one
@@ -109,7 +109,7 @@ class Capability:
     @property
     def parameters(self) -> dict[str, Any]:
         """The JSON schema of the arguments (what MCP's ``tools/list`` shows)."""
-        from ..capabilities import json_schema
+        from .arguments import json_schema
 
         return json_schema(self.arguments)
 

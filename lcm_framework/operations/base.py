@@ -28,6 +28,6 @@ class Result:
 def from_arguments(request: type[R], arguments: Sequence[Argument], raw: Mapping[str, Any], **extra: Any) -> R:
     """``request`` built from ``raw`` checked and completed against ``arguments`` (``capabilities.bind``: the
     checks and defaults of MCP, daemon and CLI), plus door-independent ``extra`` fields."""
-    from ..capabilities import bind
+    from ..kernel.arguments import bind
 
     return request(**bind(arguments, raw), **extra)

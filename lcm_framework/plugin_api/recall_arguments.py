@@ -5,6 +5,6 @@ describe or expand registers these, so its MCP schema, daemon route and CLI opti
 arguments they share; ``MAX_LIMIT`` and ``MAX_CONTENT_CHARS`` their caps.
 """
 
-from ..recall_arguments import ALL_PROJECTS, DESCRIBE, EXPAND, GREP, MAX_CONTENT_CHARS, MAX_LIMIT, SEARCH, SUBAGENTS
+from ..recall.arguments import ALL_PROJECTS, DESCRIBE, EXPAND, GREP, MAX_CONTENT_CHARS, MAX_LIMIT, SEARCH, SUBAGENTS
 
 __all__ = ["ALL_PROJECTS", "DESCRIBE", "EXPAND", "GREP", "MAX_CONTENT_CHARS", "MAX_LIMIT", "SEARCH", "SUBAGENTS"]

@@ -43,7 +43,7 @@ def test_only_the_chosen_command_is_configured_but_all_are_listed() -> None:
 
 
 def test_an_option_that_turns_a_default_true_argument_off_says_so() -> None:
-    from lcm_framework.capabilities import add_options
+    from lcm_framework.kernel.arguments import add_options
     from lcm_framework.kernel.extensions import Argument
 
     parser = argparse.ArgumentParser()

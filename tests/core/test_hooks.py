@@ -181,7 +181,7 @@ def test_hook_lcm_register_storage_backends(tmp_path: Path) -> None:
 
 
 def test_hook_lcm_register_capabilities() -> None:
-    from lcm_framework.capabilities import ArgumentError, call
+    from lcm_framework.kernel.arguments import ArgumentError, call
     from lcm_framework.kernel.extensions import Argument
 
     class P:

@@ -299,8 +299,8 @@ def test_the_real_session_finds_what_its_sub_agents_wrote(tmp_path: Path) -> Non
 
 
 def test_the_mcp_tools_reach_runs_and_can_leave_them_out(tmp_path: Path) -> None:
-    from lcm_framework.capabilities import ArgumentError
-    from lcm_framework.capabilities import call as run_tool
+    from lcm_framework.kernel.arguments import ArgumentError
+    from lcm_framework.kernel.arguments import call as run_tool
 
     current_layout(tmp_path / "claude", FINDINGS)
     app = make_app(tmp_path / "here")

@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import TextContent
 
-from lcm_framework.recall_arguments import GREP
+from lcm_framework.recall.arguments import GREP
 from tests.conftest import OFFLINE_ENV, run_lcm
 from tests.daemon.support import DaemonProcess, free_port
 

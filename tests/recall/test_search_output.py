@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lcm_framework.capabilities import call
+from lcm_framework.kernel.arguments import call
 from lcm_framework.storage.models import NewSummary, SummaryKind
 from tests.compaction.helpers import T0, ingest, make_app, new_message, project_dir
 from tests.conftest import OFFLINE_ENV

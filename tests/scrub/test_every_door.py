@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from lcm_scrub_gitleaks.audit import stored_texts
 
 from lcm_framework.app import App
-from lcm_framework.capabilities import call
 from lcm_framework.compaction import CompactionEngine
 from lcm_framework.config import load_config
 from lcm_framework.ingest import import_sources
+from lcm_framework.kernel.arguments import call
 from lcm_framework.kernel.plugins import build_plugins
 from lcm_framework.memory import actions, hints
 from lcm_framework.memory.scope import memory_scope

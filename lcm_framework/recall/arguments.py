@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .kernel.extensions import Argument
+from ..kernel.extensions import Argument
 
 MAX_LIMIT = 200
 MAX_CONTENT_CHARS = 200_000

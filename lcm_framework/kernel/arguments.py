@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import LcmError
+from ..errors import LcmError
 
 if TYPE_CHECKING:
-    from .app import App
-    from .kernel.extensions import Argument, Capability
+    from ..app import App
+    from .extensions import Argument, Capability
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """What JSON's ``\\ud800`` escapes can put into a str that is not text: no storage or output encodes it."""
