@@ -91,47 +91,65 @@ def read_stdin(err: TextIO, *, limit: int = MAX_STDIN_BYTES, wait_s: float = STD
     return b"".join(chunks)
 
 
+def agent_name(value: str) -> str:
+    if not AGENT_NAME.fullmatch(value):
+        raise ValueError("--agent must be an agent name (lower-case letters, digits, - and _)")
+    return value
+
+
+def protocol_module(value: str) -> str:
+    if not MODULE_NAME.fullmatch(value):
+        raise ValueError("--protocol must be a Python module name")
+    return value
+
+
+def timeout_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError("--timeout must be a number of seconds") from None
+    if not 0 < seconds <= 600:
+        raise ValueError("--timeout must be between 0 and 600 seconds")
+    return seconds
+
+
+OPTIONS: dict[str, tuple[str, str, Any]] = {
+    "--agent": ("agent", "NAME", agent_name),
+    "--protocol": ("protocol", "MODULE", protocol_module),
+    "--timeout": ("timeout_s", "SECONDS", timeout_seconds),
+}
+"""``lcm hook``'s valued options, described once: (``HookArgs`` field, metavar, check). ``parse_args`` reads
+them on the hot path; ``cli/cmd_hook.py`` gives argparse the same ones for ``--help`` and ``lcm --project X
+hook``; ``--flat-context`` is the one flag."""
+FLAG = "--flat-context"
+
+
 def parse_args(argv: Sequence[str]) -> HookArgs:
     """``EVENT``, the agent (None when the command names none), its protocol module, the timeout and
     ``--flat-context``."""
     args = list(argv)
-    agent: str | None = None
-    protocol: str | None = None
-    timeout_s: float | None = None
+    values: dict[str, Any] = {}
     flat = False
     positional: list[str] = []
     while args:
         arg = args.pop(0)
         name, eq, value = arg.partition("=")
-        if arg == "--flat-context":
+        if arg == FLAG:
             flat = True
-        elif name in ("--agent", "--timeout", "--protocol"):
+        elif name in OPTIONS:
             if not eq:
                 if not args:
                     raise ValueError(f"{name} needs a value")
                 value = args.pop(0)
-            if name == "--agent":
-                if not AGENT_NAME.fullmatch(value):
-                    raise ValueError("--agent must be an agent name (lower-case letters, digits, - and _)")
-                agent = value
-            elif name == "--protocol":
-                if not MODULE_NAME.fullmatch(value):
-                    raise ValueError("--protocol must be a Python module name")
-                protocol = value
-            else:
-                try:
-                    timeout_s = float(value)
-                except ValueError:
-                    raise ValueError("--timeout must be a number of seconds") from None
-                if not 0 < timeout_s <= 600:
-                    raise ValueError("--timeout must be between 0 and 600 seconds")
+            field, _, check = OPTIONS[name]
+            values[field] = check(value)
         elif arg.startswith("-"):
             raise ValueError(f"unknown option {arg}")
         else:
             positional.append(arg)
     if len(positional) != 1:
         raise ValueError("expected exactly one EVENT")
-    return HookArgs(positional[0], agent, timeout_s, flat, protocol)
+    return HookArgs(positional[0], flat=flat, **values)
 
 
 def run(args: HookArgs, raw: bytes, *, out: TextIO, err: TextIO, env: Mapping[str, str] | None = None) -> int:

@@ -8,6 +8,8 @@ loading); this spec gives it ``--help`` and serves ``lcm --project X hook ...`` 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 from ..app import App
 from ..kernel.extensions import CommandSpec
@@ -15,23 +17,41 @@ from ..kernel.plugins import Plugins
 
 
 def configure(parser: argparse.ArgumentParser, plugins: Plugins) -> None:
+    """The hot path's own options (``agent_hooks.runner.OPTIONS``: names and checks), with their help; at a
+    terminal ``--agent`` also names the registered integrations as its choices."""
     from ..agent_hooks.events import EVENTS
+    from ..agent_hooks.runner import FLAG, OPTIONS
     from ..agents.registry import describe, registered
 
     agents = registered(plugins)
+
+    helps = {
+        "--agent": f"the agent sending the event, one of the registered integrations: {describe(agents)} (as "
+                   "agents run it, the hook loads no plugin and passes on any well-formed name, which the daemon "
+                   "only records)",
+        "--protocol": "the agent integration's hook protocol module (lcm install writes it): it reads the "
+                      "agent's hook JSON and writes the context the way the agent reads it",
+        "--timeout": "seconds allowed for the daemon call (at most 600)",
+    }
     parser.add_argument("event", help=f"LCM's hook event: {', '.join(EVENTS)} (an agent's integration installs "
                                       "each under the agent's own event name; any other event ingests the "
                                       "session's transcript)")
-    parser.add_argument("--agent", choices=list(agents), default=None,
-                        help=f"the agent sending the event, one of the registered integrations: {describe(agents)} "
-                             "(as agents run it, the hook loads no plugin and passes on any well-formed name, which "
-                             "the daemon only records)")
-    parser.add_argument("--protocol", default=None, metavar="MODULE",
-                        help="the agent integration's hook protocol module (lcm install writes it): it reads the "
-                             "agent's hook JSON and writes the context the way the agent reads it")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed for the daemon call")
-    parser.add_argument("--flat-context", action="store_true",
+    for name, (field, metavar, check) in OPTIONS.items():
+        chosen = {"choices": list(agents), "metavar": None} if name == "--agent" else {"metavar": metavar}
+        parser.add_argument(name, dest=field, type=_checked(check), default=None, help=helps[name], **chosen)
+    parser.add_argument(FLAG, dest="flat", action="store_true",
                         help="print the context as a top-level additionalContext (agents that read it there)")
+
+
+def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``check`` as an argparse type: its ValueError is argparse's usage error."""
+    def parse(value: str) -> Any:
+        try:
+            return check(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 def run(args: argparse.Namespace, app: App) -> int:
@@ -45,7 +65,7 @@ def run(args: argparse.Namespace, app: App) -> int:
 
     env = {**os.environ, "LCM_DAEMON_PORT": str(app.config.get("daemon.port")),
            "LCM_DAEMON_AUTOSTART": "true" if app.config.get("daemon.autostart") else "false"}
-    hook = HookArgs(args.event, args.agent, args.timeout, args.flat_context, args.protocol)
+    hook = HookArgs(args.event, args.agent, args.timeout_s, args.flat, args.protocol)
     return run_hook(hook, read_stdin(sys.stderr), out=sys.stdout, err=sys.stderr, env=env)
 
 
