@@ -62,7 +62,9 @@ def dump(data: Mapping[str, Any], original: str | None) -> str:
 
 
 def add_hooks(data: dict[str, Any], entries: Sequence[HookEntry]) -> None:
-    """Append one matcher group per event holding LCM's command, unless an LCM hook is already there."""
+    """Append one matcher group per event holding LCM's command, unless an LCM hook is already there; an LCM
+    hook for the same LCM event written by an earlier install (another ``lcm``, or without the options the
+    integration writes now, such as its ``--protocol``) gets the command of this one."""
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise LcmError("the existing 'hooks' value is not an object; refusing to change it")
@@ -70,9 +72,12 @@ def add_hooks(data: dict[str, Any], entries: Sequence[HookEntry]) -> None:
         groups = hooks.setdefault(entry.event, [])
         if not isinstance(groups, list):
             raise LcmError(f"the existing hooks.{entry.event} value is not a list; refusing to change it")
-        if any(_is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []):
-            continue
-        groups.append({"hooks": [entry.handler()]})
+        ours = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if _is_ours(h)]
+        if not ours:
+            groups.append({"hooks": [entry.handler()]})
+        for hook in ours:
+            if hook["command"] != entry.command and _same_event(hook["command"], entry.command):
+                hook["command"] = entry.command
 
 
 def remove_hooks(data: dict[str, Any]) -> int:
@@ -144,6 +149,12 @@ def has_lcm_hooks(data: Mapping[str, Any]) -> set[str]:
                 if isinstance(group, dict) and any(_is_ours(h) for h in group.get("hooks") or []):
                     found.add(event)
     return found
+
+
+def _same_event(command: str, other: str) -> bool:
+    """Whether two LCM hook commands run ``lcm hook`` for the same LCM event."""
+    verb, wanted = lcm_verb(command) or [], lcm_verb(other) or []
+    return len(verb) > 1 and verb[:2] == wanted[:2]
 
 
 def _is_ours(hook: Any) -> bool:

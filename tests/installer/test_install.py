@@ -114,7 +114,8 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
     ours = stop[1]["hooks"][0]["command"]
     assert ours.endswith("hook Stop --protocol lcm_format_claude.hooks") and os.path.isabs(ours.split()[0])
     assert set(settings["hooks"]) >= {"SessionStart", "Stop", "SubagentStop", "PreCompact", "SessionEnd", "PreToolUse"}
-    assert settings["hooks"]["SubagentStop"][0]["hooks"][0]["command"].endswith("hook SubagentStop --protocol lcm_format_claude.hooks")
+    assert settings["hooks"]["SubagentStop"][0]["hooks"][0]["command"].endswith(
+        "hook SubagentStop --protocol lcm_format_claude.hooks")
     assert settings["mcpServers"] == CLAUDE_SETTINGS["mcpServers"]  # Claude Code reads MCP servers elsewhere
     state = json.loads((agent_home / ".claude.json").read_text())
     assert {k: v for k, v in state.items() if k != "mcpServers"} == {
@@ -124,7 +125,8 @@ def test_install_merges_keeps_everything_and_uninstall_restores_bytes(agent_home
 
     codex = json.loads((agent_home / ".codex/hooks.json").read_text())
     assert codex["hooks"]["SessionStart"][0] == CODEX_HOOKS["hooks"]["SessionStart"][0]
-    assert codex["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook Stop --agent codex --protocol lcm_format_codex.hooks")
+    assert codex["hooks"]["Stop"][0]["hooks"][0]["command"].endswith(
+        "hook Stop --agent codex --protocol lcm_format_codex.hooks")
     assert "SubagentStop" not in codex["hooks"]  # Codex has no such event
     config_text = (agent_home / ".codex/config.toml").read_text()
     assert config_text.startswith(CODEX_CONFIG)  # the user's text is untouched
@@ -150,6 +152,23 @@ def test_install_is_idempotent(agent_home: Path) -> None:
     assert len(backups(agent_home)) == n_backups == 4
     assert not any(c.changed for a in ("claude", "codex")
                    for c in changes(a, dict(os.environ), install=True, plugins=build_plugins()))
+
+
+def test_install_again_brings_an_earlier_installs_hook_commands_up_to_date(agent_home: Path) -> None:
+    """Hook lines an earlier LCM wrote (no --protocol, another lcm path) get this install's command; nothing
+    else of the user's hooks changes, and no second LCM hook is added."""
+    path = agent_home / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    old = {"type": "command", "command": "/old/venv/bin/lcm hook Stop", "timeout": 5}
+    settings["hooks"]["Stop"].append({"hooks": [old]})
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    assert run_lcm("install", "claude").returncode == 0
+    stop = json.loads(path.read_text())["hooks"]["Stop"]
+    commands = [h["command"] for g in stop for h in g["hooks"]]
+    assert commands[0] == "notify-send 'Claude finished'" and len(commands) == 2
+    assert commands[1].endswith("/lcm hook Stop --protocol lcm_format_claude.hooks")
+    assert not commands[1].startswith("/old/")
+    assert not any(c.changed for c in changes("claude", dict(os.environ), install=True, plugins=build_plugins()))
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(agent_home: Path) -> None:
