@@ -377,12 +377,14 @@ class Outbox:
                                (item.seq, session)).fetchone()
         return _event(row) if row else None
 
-    def tool_events(self, root: str, tools: Sequence[str]) -> list[OutboxEvent]:
-        """The PostToolUse events of the project at ``root`` by the tools named, still kept, by sequence."""
+    def tool_events(self, root: str, tools: Sequence[str], kind: str | None = None) -> list[OutboxEvent]:
+        """The PostToolUse events of the project at ``root`` by the tools named, or of the ``kind`` their agent
+        gave (``sync.facts``), still kept, by sequence."""
         marks = ", ".join("?" for _ in tools) or "NULL"
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM events WHERE event = 'PostToolUse' AND json_extract(payload, "
-                                f"'$.project') = ? AND json_extract(payload, '$.tool_facts.tool') IN ({marks}) "
-                                "ORDER BY seq", (root, *tools)).fetchall()
+                                f"'$.project') = ? AND (json_extract(payload, '$.tool_facts.tool') IN ({marks}) "
+                                "OR json_extract(payload, '$.tool_facts.kind') = ?) ORDER BY seq",
+                                (root, *tools, kind)).fetchall()
         return [_event(r) for r in rows]
 
     def quarantined(self) -> list[OutboxEvent]:

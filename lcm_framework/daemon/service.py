@@ -253,7 +253,7 @@ class DaemonService:
                 fixed = fail_then_fix(storage, item, previous, lambda text: scrubber.scrub_text(text)[0])
                 found = [] if fixed is None else [fixed]
                 if not app.storage.capabilities.passive_inbox:  # with an inbox, co-edits are counted team-wide
-                    found += co_edited_here(storage, item, box.tool_events(str(project), sorted(EDIT_TOOLS)))
+                    found += co_edited_here(storage, item, box.tool_events(str(project), sorted(EDIT_TOOLS), "edit"))
                 return found
 
         return await self.run(learn)

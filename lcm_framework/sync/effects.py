@@ -47,7 +47,7 @@ def effect_of(claim: InboxClaim) -> PassiveEffect:
     detail = _text(tool, "error") or _text(tool, "command")
     name, status = _text(tool, "tool"), _text(tool, "status")
     return PassiveEffect(session_id=session, tool_name=name, status=status, files=tuple(files), detail=detail,
-                         co_edit=name in EDIT_TOOLS and status == "ok")
+                         co_edit=(name in EDIT_TOOLS or tool.get("kind") == "edit") and status == "ok")
 
 
 def _text(body: dict[str, Any], key: str) -> str | None:

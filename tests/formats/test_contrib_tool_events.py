@@ -113,3 +113,35 @@ def test_a_failing_then_fixed_command_reaches_the_outbox_and_the_consumer(agent:
         app.close()
     assert FAILING in memory.content and FIXED in memory.content and "ModuleNotFoundError" in memory.content
     assert json.loads(memory.metadata or "{}")["events"] == [failed.uuid, fixed.uuid]
+
+
+def test_files_a_contrib_agent_keeps_editing_together_become_a_co_edit_candidate(lcm_env: Path,
+                                                                                 tmp_path: Path) -> None:
+    """Gemini CLI's edit tools (write_file, replace) are edits because its protocol says so (``kind``), not
+    because the core knows their names."""
+    project = (tmp_path / "proj").resolve()
+    (project / ".git").mkdir(parents=True)
+    for n in range(3):
+        run = {"session_id": f"s{n}", "transcript_path": str(project / "t.jsonl"), "cwd": str(project)}
+        for tool, name in (("write_file", "api.py"), ("replace", "schema.py")):
+            payload = {**run, "hook_event_name": "AfterTool", "tool_name": tool,
+                       "tool_input": {"file_path": str(project / name), "content": OUTPUT},
+                       "tool_response": {"llmContent": f"Successfully wrote {name}", "returnDisplay": OUTPUT}}
+            assert hook("gemini", payload, lcm_env).returncode == 0
+    plugins = build_plugins()
+    service = DaemonService(load_config(project=project, plugins=plugins), plugins)
+
+    async def consume() -> int:
+        try:
+            return await service.drain_outbox()
+        finally:
+            await service.close()
+
+    assert asyncio.run(consume()) == 6
+    app = App(load_config(project=project, plugins=plugins), plugins)
+    try:
+        with app.project(project) as storage:
+            (memory,) = storage.promoted_memory.list_memories(tag="co-edit")
+    finally:
+        app.close()
+    assert memory.content == "api.py and schema.py are usually changed together (3 sessions edited both)"
