@@ -101,3 +101,26 @@ def _wait_for_health(port: int, process: subprocess.Popen[bytes], timeout_s: flo
         except httpx.HTTPError:
             time.sleep(0.05)
     raise AssertionError("the daemon did not answer in time")
+
+
+def test_import_workers_store_where_the_command_reads(tmp_path: Path) -> None:
+    """``lcm -c ... import --workers 2``: the worker process resolves the command's flags too."""
+    db = require_database()
+    project = tmp_path / "project"
+    sessions_dir = tmp_path / "sessions"
+    sessions_dir.mkdir(parents=True)
+    project.mkdir()
+    for sample in sorted(CLAUDE_SAMPLE.parent.glob("*.jsonl")):
+        shutil.copyfile(sample, sessions_dir / sample.name)
+    ids = sorted(p.stem for p in sessions_dir.glob("*.jsonl"))
+    assert len(ids) >= 2
+    with db.fresh_schema() as schema:
+        flags = ["-c", "storage.backend=postgresql", "-c", f"postgresql.url={db.url}",
+                 "-c", "postgresql.allow_plaintext_loopback=true", "-c", f"postgresql.schema={schema}"]
+        env = {"LCM_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+        imported = run_lcm(*flags, "import", str(sessions_dir), "--workers", "2",
+                           cwd=project, env=env)
+        assert imported.returncode == 0, imported.stderr
+        listed = run_lcm(*flags, "sessions", "--all-projects", "--json", cwd=project, env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert all(session_id in listed.stdout for session_id in ids)
