@@ -34,12 +34,12 @@ from lcm_framework.plugin_api.formats import (
     Spawn,
     SpawnedBy,
     SubagentRef,
-    estimate_tokens,
     is_lcm_context,
     parse_timestamp,
     prompt_sha256,
     string_fields,
 )
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 from .blocks import map_content
 from .structure import STRUCTURAL_SAMPLES

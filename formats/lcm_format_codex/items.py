@@ -15,7 +15,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from lcm_framework.plugin_api.formats import NewMessage, NewPart, PartKind, Role, estimate_tokens, to_json
+from lcm_framework.plugin_api.formats import NewMessage, NewPart, PartKind, Role, to_json
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 IMAGE_PLACEHOLDER = "[image]"
 MESSAGE_ROLES = {

@@ -4,7 +4,8 @@
 ``PartKind`` are what ``map_record`` returns; ``FormatIdentity`` names the format. Record kinds
 (``AGENT_SCAFFOLDING``, ``CLIENT_META``, ``COMPACT_SUMMARY``, ``LCM_CONTEXT``) tag non-conversation records;
 ``CLIENT_AUTHORED`` marks a part the client wrote into a user turn.
-The helpers turn native values into those inputs without raising on odd input.
+The helpers turn native values into those inputs without raising on odd input (a message's token estimate:
+``plugin_api.summarize.estimate_tokens``).
 """
 
 from ..storage.inputs import FormatIdentity, NewMessage, NewPart, PartKind, Role
@@ -23,7 +24,6 @@ from ..transcripts.contracts import (
     TranscriptFormat,
 )
 from ..transcripts.format_helpers import (
-    estimate_tokens,
     is_lcm_context,
     parse_timestamp,
     prompt_sha256,
@@ -49,7 +49,6 @@ __all__ = [
     "SubagentFormat",
     "SubagentRef",
     "TranscriptFormat",
-    "estimate_tokens",
     "is_lcm_context",
     "parse_timestamp",
     "prompt_sha256",

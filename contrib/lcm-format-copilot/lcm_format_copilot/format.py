@@ -39,13 +39,13 @@ from lcm_framework.plugin_api.formats import (
     Spawn,
     SpawnedBy,
     SubagentRef,
-    estimate_tokens,
     is_lcm_context,
     parse_timestamp,
     prompt_sha256,
     string_fields,
     to_json,
 )
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 IDENTITY = FormatIdentity("copilot-cli", "events-jsonl", "v1")
 EVENTS_FILE = "events.jsonl"

@@ -45,12 +45,12 @@ from lcm_framework.plugin_api.formats import (
     Role,
     Spawn,
     SpawnedBy,
-    estimate_tokens,
     is_lcm_context,
     parse_timestamp,
     string_fields,
     to_json,
 )
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 IDENTITY = FormatIdentity("gemini-cli", "gemini-jsonl", "v1")
 NOTICES = frozenset({"info", "warning", "error"})

@@ -38,12 +38,12 @@ from lcm_framework.plugin_api.formats import (
     Role,
     Spawn,
     SpawnedBy,
-    estimate_tokens,
     parse_timestamp,
     prompt_sha256,
     string_fields,
     to_json,
 )
+from lcm_framework.plugin_api.summarize import estimate_tokens
 
 IDENTITY = FormatIdentity("opencode", "session-jsonl", "v1")
 SESSIONS_DIR = ("opencode", "lcm-sessions")
