@@ -45,6 +45,7 @@ def test_a_bad_handoff_is_a_config_error_that_never_shows_it(tmp_path: Path, tex
     assert PARENT_FLAGS in str(caught.value)
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("foreground", [False, True], ids=["spawned", "foreground"])
 def test_a_daemon_started_with_flags_stores_where_the_command_reads(tmp_path: Path, foreground: bool) -> None:
     """The issue's case: ``lcm -c postgresql.schema=X daemon start`` used to spawn a daemon that dropped every
@@ -103,6 +104,7 @@ def _wait_for_health(port: int, process: subprocess.Popen[bytes], timeout_s: flo
     raise AssertionError("the daemon did not answer in time")
 
 
+@pytest.mark.postgres
 def test_import_workers_store_where_the_command_reads(tmp_path: Path) -> None:
     """``lcm -c ... import --workers 2``: the worker process resolves the command's flags too."""
     db = require_database()
