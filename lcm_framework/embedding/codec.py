@@ -43,6 +43,7 @@ def quantize(vectors: Any) -> list[bytes]:
 
 
 def candidates_wanted(limit: int) -> int:
+    """How many sign-bit candidates a scan keeps for the exact cosine re-rank of ``limit`` results."""
     return max(limit * CANDIDATES, MIN_CANDIDATES)
 
 
