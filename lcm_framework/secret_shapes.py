@@ -20,6 +20,11 @@ TOKEN_SHAPE = re.compile(
 """Prefixes of common API tokens, a PEM block's first line, credentials inside a URL."""
 HIGH_ENTROPY_MIN_LENGTH = 20
 HIGH_ENTROPY_BITS = 3.5
+HIGH_ENTROPY_MIN_PIECE = 12
+"""A secret-looking word has a piece this long, between ``-``, ``_``, ``.``, ``/`` or backslash separators,
+that mixes letters and digits: paths, UUIDs and dashed names do not (``src/components/Button2.tsx``,
+``e2e-gemini-marker-3c8d``)."""
+_PIECES = re.compile(r"[-_./\\]+")
 REDACTED = "[REDACTED:secret-shape]"
 _WORDS = re.compile(r"[^\s=:\"'`,;()<>\[\]{}]+")
 
@@ -33,10 +38,14 @@ def shannon_entropy(text: str) -> float:
 
 
 def high_entropy_word(word: str) -> bool:
-    """A word of ``HIGH_ENTROPY_MIN_LENGTH`` or more characters mixing letters and digits, with at least
-    ``HIGH_ENTROPY_BITS`` bits per character."""
-    return (len(word) >= HIGH_ENTROPY_MIN_LENGTH and any(c.isdigit() for c in word)
-            and any(c.isalpha() for c in word) and shannon_entropy(word) >= HIGH_ENTROPY_BITS)
+    """A word of ``HIGH_ENTROPY_MIN_LENGTH`` or more characters with at least ``HIGH_ENTROPY_BITS`` bits per
+    character and a piece of ``HIGH_ENTROPY_MIN_PIECE`` or more mixing letters and digits."""
+    return (len(word) >= HIGH_ENTROPY_MIN_LENGTH and shannon_entropy(word) >= HIGH_ENTROPY_BITS
+            and any(len(piece) >= HIGH_ENTROPY_MIN_PIECE and _mixed(piece) for piece in _PIECES.split(word)))
+
+
+def _mixed(text: str) -> bool:
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
 
 
 def looks_like_secret(text: str) -> bool:
