@@ -1,14 +1,16 @@
 """The semantic lane's vectors: a BLOB per message and summary, scanned with NumPy (``VectorIndex``).
 
-Each project database keeps one ``VectorIndex`` per target in memory (the sign bits of its vectors), brought
+Each project database file keeps one ``VectorIndex`` per target in this process's memory (the sign bits of its
+vectors), kept across the scopes opened on it (the MCP server and ``lcm ui`` open one per request) and brought
 up to date from the rows added since before each scan; the best candidates are ranked exactly by cosine over
 their stored bytes, read back by row number (a row deleted since is not found and drops out).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from lcm_framework.plugin_api.embedding import VectorIndex, candidates_wanted, cosine
@@ -22,7 +24,6 @@ from lcm_framework.plugin_api.storage import (
 )
 
 from .clock import from_us
-from .connection import Database
 from .scope import Repository
 from .statements import chunks, marks
 
@@ -31,7 +32,25 @@ TABLES = {SearchTarget.MESSAGES: ("message_vectors", "message_id", "messages"),
           SearchTarget.SUMMARIES: ("summary_vectors", "summary_id", "summaries")}
 LOAD_CHUNK = 20_000
 
-_INDEXES: weakref.WeakKeyDictionary[Database, dict[SearchTarget, VectorIndex]] = weakref.WeakKeyDictionary()
+KEPT_FILES = 8
+"""Database files whose indexes a process keeps, the most recently searched."""
+
+_INDEXES: OrderedDict[tuple[int, int], dict[SearchTarget, VectorIndex]] = OrderedDict()
+
+
+def _file_key(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The (device, inode) of the connection's main database file."""
+    found = os.stat(conn.execute("PRAGMA database_list").fetchone()[2])
+    return found.st_dev, found.st_ino
+
+
+def _indexes(conn: sqlite3.Connection) -> dict[SearchTarget, VectorIndex]:
+    key = _file_key(conn)
+    found = _INDEXES.pop(key, None) or {}
+    _INDEXES[key] = found
+    while len(_INDEXES) > KEPT_FILES:
+        _INDEXES.popitem(last=False)
+    return found
 
 
 class SqliteVectors(Repository):
@@ -54,8 +73,8 @@ class SqliteVectors(Repository):
             conn.execute("INSERT INTO vector_space (singleton, embedder, dimensions) VALUES (1, ?, ?) "
                          "ON CONFLICT (singleton) DO UPDATE SET embedder = excluded.embedder, "
                          "dimensions = excluded.dimensions", (space.embedder, space.dimensions))
-        if dropped:
-            _INDEXES.pop(self._scope.db, None)
+            if dropped:
+                _INDEXES.pop(_file_key(conn), None)
         return dropped
 
     def put(self, vectors: Sequence[StoredVector]) -> int:
@@ -105,9 +124,9 @@ class SqliteVectors(Repository):
 
     def nearest(self, query: VectorQuery) -> list[SearchHit]:
         table, column, owner = TABLES[query.target]
-        index = _INDEXES.setdefault(self._scope.db, {}).setdefault(query.target, VectorIndex())
         limit = query.limit if query.limit is not None and query.limit >= 0 else 1_000_000
         with self._op() as conn:
+            index = _indexes(conn).setdefault(query.target, VectorIndex())
             self._load(conn, index, query.target)
             excluded = [] if query.include_subagents else [
                 r[0] for r in conn.execute("SELECT child_conversation_id FROM subagent_links")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lcm_framework.errors import ConflictError, DataValidationError
-from lcm_framework.storage.contracts import ProjectStorage
+from lcm_framework.storage.contracts import ProjectStorage, StorageBackendFactory
 from lcm_framework.storage.models import (
     NewMessage,
     NewSummary,
@@ -18,6 +18,8 @@ from lcm_framework.storage.models import (
     VectorSpace,
 )
 from tests.conftest import skip_or_fail
+
+from .conftest import make_ref
 
 SPACE = VectorSpace("test-embedder", 4)
 
@@ -141,3 +143,27 @@ def test_bad_vector_calls_are_refused_before_the_backend(project: ProjectStorage
         project.vectors.nearest(VectorQuery(SearchTarget.MESSAGES, (float("nan"), 0.0)))
     with pytest.raises(DataValidationError):
         project.vectors.set_space(VectorSpace("x\x00", 4))
+
+
+def test_a_scope_opened_again_finds_the_vectors_without_loading_them_again(
+        factory: StorageBackendFactory, project: ProjectStorage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server and ``lcm ui`` open a scope per request: each must not read every vector back."""
+    from lcm_framework.embedding.codec import VectorIndex
+
+    ids = messages(project, "s", 3)
+    project.vectors.set_space(SPACE)
+    project.vectors.put([stored(SearchTarget.MESSAGES, i, 1, n, 0, 0) for n, i in enumerate(ids)])
+    assert nearest(project, 1, 0, 0, 0, limit=1) == [ids[0]]
+    loaded: list[int] = []
+    real_add = VectorIndex.add
+    monkeypatch.setattr(VectorIndex, "add", lambda self, rows: (loaded.append(len(rows)), real_add(self, rows))[1])
+    again = factory.open_project(make_ref("alpha"))
+    try:
+        assert nearest(again, 1, 0, 0, 0, limit=1) == [ids[0]]
+        assert sum(loaded) == 0
+        (added,) = messages(again, "s", 1)
+        again.vectors.put([stored(SearchTarget.MESSAGES, added, 1, -1, 0, 0)])
+        assert nearest(again, 1, -1, 0, 0, limit=1) == [added]
+        assert sum(loaded) == 1  # only the row added since
+    finally:
+        again.close()
