@@ -29,4 +29,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON "lcm".passive_event_inbox TO "lcm_runtim
 GRANT SELECT, INSERT ON "lcm".passive_event_log TO "lcm_runtime";
 GRANT SELECT, INSERT ON "lcm".passive_session_files TO "lcm_runtime";
 GRANT SELECT, INSERT, UPDATE ON "lcm".passive_co_edits TO "lcm_runtime";
+GRANT SELECT, INSERT, UPDATE ON "lcm".vector_spaces TO "lcm_runtime";
+GRANT SELECT, INSERT, DELETE ON "lcm".message_vectors TO "lcm_runtime";
+GRANT SELECT, INSERT, DELETE ON "lcm".summary_vectors TO "lcm_runtime";
 COMMIT;
