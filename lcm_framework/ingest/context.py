@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
+from ..errors import LcmError
 from ..recall.semantic import fill_lane
 from ..storage.contracts import ProjectStorage
 from ..storage.models import ProjectRef
@@ -22,6 +25,9 @@ from .state import ReplayCache
 if TYPE_CHECKING:
     from ..app import App
     from ..scrub import Scrubber
+
+log = logging.getLogger("lcm.ingest")
+
 
 @dataclass
 class AppCaches:
@@ -110,12 +116,17 @@ class RunContext:
         return self._quarantines[key]
 
     def close(self) -> None:
-        """Embed what this run stored (the semantic lane, where it is on), then release everything."""
+        """Embed what this run stored (the semantic lane, where it is on), then release everything. A run
+        ended by an exception embeds nothing, and a failed embedding ends nothing: ``lcm embed`` and the next
+        import embed what is left."""
         try:
-            if not self.options.dry_run:
+            if not self.options.dry_run and sys.exc_info()[1] is None:
                 for project_id, root in self._roots.items():
                     storage = self._projects.get(project_id)
                     if storage is not None:
-                        fill_lane(storage, self.config_for(root), self.app.plugins)
+                        try:
+                            fill_lane(storage, self.config_for(root), self.app.plugins)
+                        except LcmError as exc:
+                            log.warning("the semantic lane was not filled for %s: %s", root, exc)
         finally:
             self._stack.close()

@@ -73,6 +73,7 @@ def test_server_down_at_start_up_is_unavailable_not_a_fallback(cluster: Cluster,
         cluster.start()
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # nothing raised while closing
 def test_server_stopped_during_an_import_then_rerun_gives_exactly_the_uninterrupted_data(
         cluster: Cluster, tmp_path: Path) -> None:
     from lcm_framework.ingest import import_sources
