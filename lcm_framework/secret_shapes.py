@@ -23,7 +23,7 @@ HIGH_ENTROPY_BITS = 3.5
 HIGH_ENTROPY_MIN_PIECE = 12
 """A secret-looking word has a piece this long, between ``-``, ``_``, ``.``, ``/`` or backslash separators,
 that mixes letters and digits: paths, UUIDs and dashed names do not (``src/components/Button2.tsx``,
-``e2e-gemini-marker-3c8d``)."""
+``deploy-marker-3c8d``)."""
 _PIECES = re.compile(r"[-_./\\]+")
 REDACTED = "[REDACTED:secret-shape]"
 _WORDS = re.compile(r"[^\s=:\"'`,;()<>\[\]{}]+")
