@@ -83,8 +83,9 @@ def test_copilot_cli_end_to_end(user: User) -> None:
     assert not user.model.errors, user.model.errors
     rows = user.wait_processed({"SessionStart", "UserPromptSubmit", "Stop"})
     assert all(err is None for _, _, err in rows), rows
-    shell = user.shell_facts("echo")  # PostToolUse: the call's facts (the marker may be redacted as a token shape)
+    shell = user.shell_facts("echo")  # PostToolUse: the call's facts, its command kept (no token shape)
     assert shell and all(f["status"] == "ok" and f["kind"] == "shell" and "error" not in f for f in shell), shell
+    assert any(f["command"] == f"echo {MARKER}" for f in shell), shell
 
     # 2. the stored conversation is Copilot CLI's own event log, each turn once; a direct import stores the same
     stored = settled(user, first)

@@ -49,8 +49,9 @@ def test_gemini_cli_end_to_end(user: User) -> None:
     assert first["response"] == "done both" and not user.model.errors, user.model.errors
     rows = user.wait_processed({"Stop"})
     assert all(err is None for _, _, err in rows), rows
-    shell = user.shell_facts("echo")  # PostToolUse: the call's facts (the marker may be redacted as a token shape)
+    shell = user.shell_facts("echo")  # PostToolUse: the call's facts, its command kept (no token shape)
     assert shell and all(f["status"] == "ok" and f["kind"] == "shell" and "error" not in f for f in shell), shell
+    assert any(f["command"] == f"echo {MARKER}" for f in shell), shell
 
     # 2. the stored conversation is Gemini CLI's own transcript, each turn once; a direct import stores the same
     stored = stored_items(user, session)
