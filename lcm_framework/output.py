@@ -1,4 +1,4 @@
-"""Printing helpers for command output: terminal-safe text, JSON documents and aligned plain-text tables."""
+"""Printing helpers for command output: terminal-safe text, JSON documents, aligned plain-text tables and sizes."""
 
 from __future__ import annotations
 
@@ -57,3 +57,15 @@ def print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Text
         stream.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
         if n == 0:
             stream.write("  ".join("-" * w for w in widths) + "\n")
+
+
+def human_size(value: int | None) -> str:
+    """``1536`` -> ``1.5 KiB``; ``None`` -> ``-``."""
+    if value is None:
+        return "-"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

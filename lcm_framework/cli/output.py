@@ -1,5 +1,5 @@
 """Printing helpers shared by commands: terminal-safe standard output, wrapping to the terminal's width, a
-progress bar and sizes; JSON, tables and ``terminal_safe`` come from ``lcm_framework.output`` (re-exported here
+progress bar; JSON, tables, sizes and ``terminal_safe`` come from ``lcm_framework.output`` (re-exported here
 for the commands)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, TextIO, cast
 
-from ..output import print_json, print_table, terminal_safe
+from ..output import human_size, print_json, print_table, terminal_safe
 
 __all__ = ["Progress", "TerminalSafeStream", "human_size", "print_json", "print_table", "safe_stdout",
            "terminal_safe", "terminal_width", "wrapped"]
@@ -127,13 +127,3 @@ def _left(elapsed: float, share: float) -> str:
     return f"{text:<12}"
 
 
-def human_size(value: int | None) -> str:
-    """``1536`` -> ``1.5 KiB``; ``None`` -> ``-``."""
-    if value is None:
-        return "-"
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"

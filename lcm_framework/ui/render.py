@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..jsonable import to_jsonable
+from ..output import human_size
 
 _REDACTED = re.compile(r"\[REDACTED:[A-Za-z0-9_.:-]{1,200}\]")
 
@@ -45,23 +46,12 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("lcm_framework.ui", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True), trim_blocks=True,
                       lstrip_blocks=True)
-    env.filters.update(when=when, size=size, redacted=redacted, pct=pct)
+    env.filters.update(when=when, size=human_size, redacted=redacted, pct=pct)
     return env
 
 
 def when(moment: datetime | None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
-
-
-def size(count: int | None) -> str:
-    if count is None:
-        return "-"
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{count} B"
 
 
 def pct(fraction: float) -> str:
