@@ -14,7 +14,7 @@ from pathlib import Path
 
 def restored_context(project: Path, session_id: str | None, env: Mapping[str, str] | None = None,
                      source: str | None = None) -> str:
-    from ..assembly.restore import restore
+    from ..assembly.restore import SESSION_START_SUMMARIES, SESSION_START_TOKENS, restore
     from ..config import load_config
     from ..kernel.plugins import build_plugins
     from ..memory.hints import session_memories
@@ -37,8 +37,8 @@ def restored_context(project: Path, session_id: str | None, env: Mapping[str, st
                       if s is not None]
             memories = session_memories(scopes[0], scopes[1] if len(scopes) > 1 else None,
                                         int(config.get("memory.restore_count"))) if scopes else []
-            return str(restore(storage, session_id, max_tokens=4000, limit=12, source=source,
-                               memories=memories)["context"])
+            return str(restore(storage, session_id, max_tokens=SESSION_START_TOKENS, limit=SESSION_START_SUMMARIES,
+                               source=source, memories=memories)["context"])
         finally:
             for opened in (storage, user):
                 if opened is not None:

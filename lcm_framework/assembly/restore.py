@@ -43,6 +43,10 @@ RECALL_POINTER = (
     "its sources) and lcm_describe (inspect a summary or stored file), or `lcm grep` / `lcm expand ID`."
 )
 REFERENCE_TOKENS = 24  # what the one-line reference to an oversized message costs
+SESSION_START_TOKENS = 4000
+SESSION_START_SUMMARIES = 12
+"""What a SessionStart hook restores at most (``max_tokens``, ``limit``): the daemon, the hook's local restore
+and ``lcm ui``'s SessionStart page use them."""
 
 
 def restore(storage: ProjectStorage | None, session_id: str | None, *, max_tokens: int, limit: int,

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..agent_hooks.events import EVENTS
+from ..assembly.restore import SESSION_START_SUMMARIES, SESSION_START_TOKENS
 from ..daemon_client.handshake import CHALLENGE, proof
 from . import operations
 from .bodies import MAX_BODY_BYTES, BadRequest, Field, parse_json_object, validate
@@ -105,7 +106,8 @@ async def context(request: Request) -> JSONResponse:
 async def restore(request: Request) -> JSONResponse:
     body = validate(await read_body(request), [
         PROJECT, SESSION, Field("transcript_path", Path),
-        Field("max_tokens", int, default=4000, minimum=1), Field("limit", int, default=12, minimum=1),
+        Field("max_tokens", int, default=SESSION_START_TOKENS, minimum=1),
+        Field("limit", int, default=SESSION_START_SUMMARIES, minimum=1),
     ])
     service = service_of(request)
     result: dict[str, Any] = {}

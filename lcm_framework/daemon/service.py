@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
+from ..assembly.restore import SESSION_START_SUMMARIES, SESSION_START_TOKENS
 from ..errors import LcmError, TranscriptError
 from ..ingest.errors import IngestError
 from ..outbox import Outbox, OutboxEvent, backlog_report, outbox_path
@@ -161,7 +162,7 @@ class DaemonService:
                 raise TranscriptError("the transcript named by the hook does not exist")
         if action == "restore":
             result["restore"] = await self.restored(project, session_id, source=call.source,
-                                                    max_tokens=4000, limit=12)
+                                                    max_tokens=SESSION_START_TOKENS, limit=SESSION_START_SUMMARIES)
         return result
 
     async def _settle(self, project: Path, path: Path, session_id: str | None, extra: Sequence[Path],

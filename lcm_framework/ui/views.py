@@ -19,9 +19,6 @@ if TYPE_CHECKING:
     from ..storage.contracts import ProjectStorage
     from ..storage.models import ProjectRef, StorageUsage
 
-RESTORE_MAX_TOKENS = 4000
-RESTORE_LIMIT = 12
-"""What the SessionStart hook restores (``daemon/service.py`` and ``agent_hooks/local_restore.py``)."""
 SEARCH_LIMIT = 20
 GREP_LIMIT = 50
 MEMORIES_PAGE = 50
@@ -81,7 +78,7 @@ class SessionStart:
 def session_start(app: App, storage: ProjectStorage, session_id: str) -> SessionStart:
     """``assembly.restore`` of the session with the project's memories, as the hook runs it (the
     surfacing of those memories is not recorded: nothing was shown to a model)."""
-    from ..assembly.restore import restore
+    from ..assembly.restore import SESSION_START_SUMMARIES, SESSION_START_TOKENS, restore
     from ..memory.hints import session_memories
     from ..memory.scope import MemoryScope
     from ..operations.browse import segments
@@ -89,7 +86,8 @@ def session_start(app: App, storage: ProjectStorage, session_id: str) -> Session
     segments(storage, session_id)
     memories = session_memories(MemoryScope(storage, False), None, int(app.config.get("memory.restore_count")))
     return SessionStart(storage.project_id, session_id, restore(
-        storage, session_id, max_tokens=RESTORE_MAX_TOKENS, limit=RESTORE_LIMIT, source="startup", memories=memories))
+        storage, session_id, max_tokens=SESSION_START_TOKENS, limit=SESSION_START_SUMMARIES, source="startup",
+        memories=memories))
 
 
 @dataclass(frozen=True, slots=True)
