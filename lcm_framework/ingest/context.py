@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
@@ -116,11 +115,11 @@ class RunContext:
         return self._quarantines[key]
 
     def close(self) -> None:
-        """Embed what this run stored (the semantic lane, where it is on), then release everything. A run
-        ended by an exception embeds nothing, and a failed embedding ends nothing: ``lcm embed`` and the next
-        import embed what is left."""
+        """Embed what this run stored (the semantic lane, where it is on), then release everything. A failed
+        embedding is a warning, never an error of the run (which may be closing on an error of its own):
+        ``lcm embed`` and the next import embed what is left."""
         try:
-            if not self.options.dry_run and sys.exc_info()[1] is None:
+            if not self.options.dry_run:
                 for project_id, root in self._roots.items():
                     storage = self._projects.get(project_id)
                     if storage is not None:
