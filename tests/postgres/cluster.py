@@ -12,6 +12,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,3 +126,20 @@ class Cluster:
         (certs / "ca.pem").write_bytes(ca_cert.public_bytes(pem))
         (certs / "other-ca.pem").write_bytes(other_cert.public_bytes(pem))
         return Tls(certs / "ca.pem", certs / "other-ca.pem")
+
+
+@contextmanager
+def throwaway() -> Iterator[Cluster]:
+    """A cluster for one test module, destroyed after it; skipped with the reason when it cannot be made here
+    (failed under ``CI=true``)."""
+    from tests.conftest import skip_or_fail
+
+    try:
+        made = Cluster()
+    except ClusterUnavailable as exc:
+        skip_or_fail(f"throwaway cluster unavailable: {exc}")
+        raise
+    try:
+        yield made
+    finally:
+        made.destroy()

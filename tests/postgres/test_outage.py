@@ -11,9 +11,8 @@ import pytest
 
 from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.models import NewMessage, ProjectRef, Role
-from tests.conftest import skip_or_fail
 
-from .cluster import Cluster, ClusterUnavailable
+from .cluster import Cluster, throwaway
 from .support import TestDatabase
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -22,13 +21,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     """One cluster for the module; each test leaves it running."""
-    try:
-        made = Cluster()
-    except ClusterUnavailable as exc:
-        skip_or_fail(f"throwaway cluster unavailable: {exc}")
-        raise
-    yield made
-    made.destroy()
+    with throwaway() as made:
+        yield made
 
 
 def test_server_stopped_mid_transaction_then_restarted(cluster: Cluster, tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from lcm_framework.outbox import Outbox, outbox_path
-from tests.conftest import skip_or_fail
 from tests.daemon.support import DaemonProcess, free_port
-from tests.postgres.cluster import Cluster, ClusterUnavailable
+from tests.postgres.cluster import Cluster, throwaway
 from tests.postgres.support import TestDatabase
 
 from .machines import Machine, check_invariants, dump, log_rows, make_machines
@@ -28,19 +27,12 @@ OUTAGE_S = 12.0
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     """A throwaway server: this test stops it."""
-    try:
-        made = Cluster()
-    except ClusterUnavailable as exc:
-        skip_or_fail(f"throwaway cluster unavailable: {exc}")
-        raise
-    try:
+    with throwaway() as made:
         made.stop()  # two daemons and their commands need more than the 30 connections it starts with
         with open(made.data / "postgresql.conf", "a") as conf:
             conf.write("max_connections = 120\n")
         made.start()
         yield made
-    finally:
-        made.destroy()
 
 
 def _turns(path: Path, session: str, word: str, start: int) -> None:
