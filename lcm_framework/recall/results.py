@@ -28,14 +28,15 @@ def project_roots(app: App, project_ids: Sequence[str]) -> dict[str, str | None]
 
 
 def result_row(r: Ranked, *, with_project: bool) -> dict[str, Any]:
-    """One result: rank, id, kind, relevance (``score``, 0..1), date, speaker, the best sentences
-    (``snippet``), neighbouring turns (``context``), a summary's covered span and best-matching messages
-    (``hits``), covering summaries.
-    Keys without a value are left out (an agent reads every character); ``session_id`` names a main session's
-    hit (``lcm context`` takes it), ``lcm_describe`` of the id gives everything else."""
+    """One result: id (its prefix says its kind: ``msg_``, ``sum_``, ``mem_``), relevance (``score``, 0..1),
+    date (a summary's is its covered ``span``), speaker, the best sentences (``snippet``), neighbouring turns
+    (``context``), a summary's best-matching messages (``hits``), covering summaries. The list's order is the
+    rank. Keys without a value are left out (an agent reads every character); ``session_id`` names a main
+    session's hit (``lcm context`` takes it), ``lcm_describe`` of the id gives everything else."""
     hit = r.hit
-    row: dict[str, Any] = {"rank": r.rank, "id": hit.id, "kind": hit.kind, "score": round(hit.score, 3),
-                           "created_at": iso(hit.created_at)}
+    row: dict[str, Any] = {"id": hit.id, "score": round(hit.score, 3)}
+    if r.span is None:
+        row["created_at"] = iso(hit.created_at)
     if with_project:
         row["project_id"] = r.project_id
     if hit.session_id is not None and hit.subagent is None:  # a sub-agent run's hit names it under "subagent"

@@ -8,7 +8,8 @@ each list in its own order; a summary matching fewer phrases than the best messa
 relevance (0..1) is the part of the query it matches, plus its place in its group.
 
 Results covering the same turns are merged: a message already shown (as a hit, a neighbouring turn or a
-summary's turn), with the same text as one, or whose best sentence is already listed is left out. A
+summary's turn), with the same text as one, or whose best sentence is already listed is left out, and so is
+a summary whose best sentence quotes one already listed. A
 result shows its best-matching sentences (``passages``) within ``RESULT_CHARS``; a message result its
 speaker, date and ``context`` turns before and after it (``NEIGHBOUR_CHARS`` each); a summary the span of
 the messages it covers and the message hits it covers (``GROUP_HITS``): it heads them. The whole list
@@ -156,7 +157,7 @@ def search(
                            passage(m.content, stems, NEIGHBOUR_CHARS)) for m in turns)))
         elif h.target is SearchTarget.SUMMARIES:
             summary = summaries.get(h.id)
-            if summary is None:
+            if summary is None or _repeats(best_sentence(summary.content, stems), sentences):
                 continue
             span = (summary.earliest_at, summary.latest_at) if summary.earliest_at and summary.latest_at else None
             members = [m for m in covered.get(summary.summary_id, []) if m.message_id not in shown
@@ -270,6 +271,13 @@ def _neighbours(storage: ProjectStorage, message: Message, count: int) -> list[M
 
 def _same(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _repeats(sentence: str, listed: set[str]) -> bool:
+    """Whether ``sentence`` (a summary's best) quotes a best sentence already on the list: the summary would
+    only show that turn again."""
+    said = _same(sentence)
+    return any(s in said for s in listed if s)
 
 
 def _session(storage: ProjectStorage, known: dict[int, str | None], conversation_id: int | None) -> str | None:

@@ -101,7 +101,7 @@ def test_search_hits_name_their_session(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
     assert results and any(r.get("session_id") == OTHER for r in results)
-    assert all("session_id" in r or "subagent" in r for r in results if r["kind"] == "message")
+    assert all("session_id" in r or "subagent" in r for r in results if r["id"].startswith("msg_"))
     assert OTHER[:8] in run_lcm("search", "changelog", cwd=project).stdout
 
 

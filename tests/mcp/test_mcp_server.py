@@ -69,7 +69,7 @@ def test_tools_are_listed_typed_and_callable(tmp_path: Path) -> None:
     grep = out["lcm_grep"]
     hits = [h["id"] for g in grep["groups"] for h in g["hits"]]  # type: ignore[index]  # what lcm grep --json prints
     assert hits and all(h.startswith("msg_") for h in hits)
-    assert out["lcm_search"]["results"][0]["rank"] == 1  # type: ignore[index]
+    assert out["lcm_search"]["results"][0]["id"].startswith(("msg_", "sum_"))  # type: ignore[index]
     described = out["lcm_describe"]
     assert described["id"] == leaf and described["lineage"]["source_messages"]  # type: ignore[index]
     expanded = out["lcm_expand"]
