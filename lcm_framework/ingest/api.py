@@ -55,7 +55,7 @@ def import_sources(
     selected = select_formats(formats, provider)
     project_scrubber(app)  # fails closed (ScrubberError) before any source is read
     options = RunOptions(batch_size=_batch_size(app, batch_size), dry_run=dry_run, project=project,
-                         progress=progress)
+                         progress=progress, embed_beside=app.plugins.rebuildable)
     plan = plan_sources(formats, selected, paths, app.config.env)
     report = ImportReport(dry_run=dry_run)
     specs = [item for item in plan if isinstance(item, SourceSpec)]

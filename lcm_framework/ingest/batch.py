@@ -79,6 +79,8 @@ class BatchOutcome:
     redactions: Counter[str] = field(default_factory=Counter)
     runs: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Sidechain runs written: session id -> (conversation id, new messages)."""
+    stored: list[tuple[int, str]] = field(default_factory=list)
+    """``(message id, content)`` of the messages the batch inserted (what the semantic lane embeds)."""
 
 
 class StaleKeySet(Exception):
@@ -144,7 +146,7 @@ def _store_messages(
         conv_id = outcome.conversation_id if key is None else None
         if conv_id is None or repos.conversations.get_conversation(conv_id) is None:
             conv_id = repos.conversations.get_or_create_conversation(run.session_id).conversation_id
-        by_seq, new = _store_run(repos, conv_id, [msg for _o, msg in wanted], target.locator)
+        by_seq, new = _store_run(repos, conv_id, [msg for _o, msg in wanted], target.locator, outcome.stored)
         if key is None:
             outcome.conversation_id = conv_id
         else:
@@ -157,9 +159,10 @@ def _store_messages(
     return ids
 
 
-def _store_run(repos: Repositories, conv_id: int, wanted: Sequence[NewMessage], locator: str
-               ) -> tuple[dict[int, int], int]:
-    """One conversation's messages of the batch: ``({seq: message_id}, how many were new)``."""
+def _store_run(repos: Repositories, conv_id: int, wanted: Sequence[NewMessage], locator: str,
+               inserted_texts: list[tuple[int, str]]) -> tuple[dict[int, int], int]:
+    """One conversation's messages of the batch: ``({seq: message_id}, how many were new)``; the new ones are
+    added to ``inserted_texts`` as ``(message id, content)``."""
     conversations = repos.conversations
     first_seq = wanted[0].seq
     assert first_seq is not None
@@ -184,6 +187,7 @@ def _store_run(repos: Repositories, conv_id: int, wanted: Sequence[NewMessage], 
         inserted = conversations.insert_messages(conv_id, missing)
         repos.context.append_messages(conv_id, [m.message_id for m in inserted])
         by_seq.update((m.seq, m.message_id) for m in inserted)
+        inserted_texts.extend((m.message_id, m.content) for m in inserted)
     return by_seq, len(missing)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import weakref
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config, load_config
 from ..errors import LcmError
-from ..recall.semantic import fill_lane
+from ..recall.lane_feed import EmbedSetup, LaneFeed
+from ..recall.semantic import fill_lane, left_to_fill
 from ..storage.contracts import ProjectStorage
 from ..storage.models import ProjectRef
 from ..transcripts.contracts import TranscriptFormat
@@ -53,6 +55,9 @@ class RunOptions:
     project: Path | None = None
     max_batch_bytes: int = 32 * 1024 * 1024
     progress: Callable[[ProgressEvent], None] | None = None
+    embed_beside: bool = False
+    """Embed the stored messages in a process of their own while the run goes on (``recall.lane_feed``): for
+    large imports, where the plugins can be rebuilt in another process."""
 
 
 class RunContext:
@@ -70,6 +75,7 @@ class RunContext:
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._spawn_indexes: dict[str, SpawnIndex] = {}
         self._known_projects: set[str] | None = None
+        self._feeds: dict[str, LaneFeed | None] = {}
 
     def project_ref(self, root: Path) -> ProjectRef:
         return self.app.project_ref(root)
@@ -83,6 +89,20 @@ class RunContext:
                 self._projects[ref.project_id] = self._stack.enter_context(self.app.project(ref.root))
                 self._roots[ref.project_id] = Path(ref.root)
         return self._projects[ref.project_id]
+
+    def embed_beside(self, ref: ProjectRef, stored: list[tuple[int, str]]) -> None:
+        """Hand the messages a batch of the project just stored to the embedding process of the run
+        (``lane_feed``), with ``RunOptions.embed_beside`` and the semantic lane not off."""
+        if ref.project_id not in self._feeds:
+            storage, root = self._projects.get(ref.project_id), Path(ref.root)
+            config = self.config_for(root)
+            wanted = self.options.embed_beside and storage is not None and config.get("recall.semantic") != "off"
+            self._feeds[ref.project_id] = LaneFeed(storage, EmbedSetup(root, dict(config.env), config.flags,
+                                                                       os.getpid())) \
+                if wanted and storage is not None else None
+        feed = self._feeds[ref.project_id]
+        if feed is not None:
+            feed.offer(stored)
 
     def spawn_index(self, ref: ProjectRef) -> SpawnIndex:
         """The project's spawns read so far in this run (see ``links.SpawnIndex``)."""
@@ -124,7 +144,12 @@ class RunContext:
                     storage = self._projects.get(project_id)
                     if storage is not None:
                         try:
-                            fill_lane(storage, self.config_for(root), self.app.plugins)
+                            feed = self._feeds.get(project_id)
+                            if feed is not None:
+                                feed.finish()
+                            if feed is None or left_to_fill(storage):
+                                fill_lane(storage, self.config_for(root), self.app.plugins,
+                                          everything=feed is not None and feed.dropped)
                         except LcmError as exc:
                             log.warning("the semantic lane was not filled for %s: %s", root, exc)
         finally:

@@ -315,6 +315,8 @@ class _FileImport:
         self.expected = outcome.checkpoint
         src.check()  # a change while the commit was pending fails the run (the next run converges)
         self._count(batch, accepted, quarantined, outcome)
+        if outcome.stored:
+            ctx.embed_beside(self.ref, outcome.stored)
 
     def _count(self, batch: list[Item], accepted: list[Accepted], quarantined: list[Quarantined],
                outcome: BatchOutcome | None) -> None:

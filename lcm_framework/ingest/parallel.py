@@ -16,13 +16,12 @@ converges like any interrupted import.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..child_process import Child
 from ..errors import ConfigError
 from .context import RunContext, RunOptions
 from .discovery import SourceSpec, select_formats
@@ -106,41 +105,13 @@ def import_in_workers(app: App, options: RunOptions, provider: str | None, specs
         ctx.close()
 
 
-class _Worker:
-    """One worker process and the files it was sent (``python -m lcm_framework.ingest.worker``).
-
-    A plain subprocess with a pickle pipe each way, not ``multiprocessing``:
-    that would re-run the caller's main script in the child.
-    """
+class _Worker(Child):
+    """One worker process and the files it was sent (``python -m lcm_framework.ingest.worker``)."""
 
     def __init__(self, setup: WorkerSetup) -> None:
-        from multiprocessing.connection import Connection
-
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-P", "-m", "lcm_framework.ingest.worker", str(to_child_r), str(from_child_w)],
-                pass_fds=(to_child_r, from_child_w), env=env, stdin=subprocess.DEVNULL)
-        except BaseException:
-            for fd in (to_child_w, from_child_r):
-                os.close(fd)
-            raise
-        finally:
-            os.close(to_child_r)
-            os.close(from_child_w)
-        self.inbox = Connection(from_child_r, writable=False)
-        self.outbox = Connection(to_child_w, readable=False)
+        super().__init__("lcm_framework.ingest.worker")
         self.tasks: list[Task] = []
         self.alive = self.send(setup)
-
-    def send(self, message: object) -> bool:
-        try:
-            self.outbox.send(message)
-            return True
-        except OSError:  # the worker died: its pipe reports the end next
-            return False
 
     def fill(self, pending: list[Task]) -> None:
         while self.alive and pending and len(self.tasks) < QUEUED_PER_WORKER:
@@ -151,15 +122,6 @@ class _Worker:
         task = next(t for t in self.tasks if t[0] == task_index)
         self.tasks.remove(task)
         return task
-
-    def close(self, *, kill: bool = False) -> None:
-        if kill:
-            self.proc.kill()
-        else:
-            self.send(None)
-        self.outbox.close()
-        self.proc.wait()
-        self.inbox.close()
 
 
 class _Pool:

@@ -8,12 +8,11 @@ until ``None``, imports each file with its own App, and writes
 from __future__ import annotations
 
 import io
-import os
-import signal
 import sys
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
+from ..child_process import die_with_parent, serve_child
 from .context import RunContext
 from .discovery import select_formats
 from .engine import import_spec
@@ -29,7 +28,7 @@ def serve(inbox: Connection, outbox: Connection) -> None:
 
     setup = inbox.recv()
     assert isinstance(setup, WorkerSetup)
-    _die_with_parent(setup.parent_pid)
+    die_with_parent(setup.parent_pid)
     env = setup.env
     plugins = build_plugins(env, stderr=io.StringIO())  # the parent already reported plugin problems
     app = App(load_config(project=setup.project_root, env=env, overrides=setup.flags, plugins=plugins), plugins)
@@ -48,27 +47,8 @@ def serve(inbox: Connection, outbox: Connection) -> None:
         app.close()
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Ask Linux to SIGKILL this worker when the importing parent dies (elsewhere a closed pipe ends it)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    pr_set_pdeathsig = 1
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent_pid:  # the parent died before the request took effect
-        os._exit(1)
-
-
 def main(argv: list[str]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    try:
-        serve(Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False))
-    except (EOFError, BrokenPipeError):  # the parent is gone: nothing to report to
-        pass
+    serve_child(argv, serve)
 
 
 if __name__ == "__main__":

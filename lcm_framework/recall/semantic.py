@@ -42,6 +42,9 @@ _LOADED: dict[tuple[str, tuple[tuple[str, str], ...]], Embedder] = {}
 """Embedders loaded, by name and the settings they may read (``recall.*``, ``embedding.*``)."""
 _MEMORY_VECTORS: dict[tuple[str, str], bytes] = {}
 _LOCK = threading.Lock()
+_EMBEDDING = threading.Lock()
+"""One text batch at a time through an embedder: an import embeds in a thread of its own (``lane_feed``) while
+a daemon's searches embed their queries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +91,11 @@ def texts_of(storage: ProjectStorage, target: SearchTarget, ids: Sequence[str]) 
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str]) -> list[bytes]:
-    return quantize(embedder.embed(list(texts))) if texts else []
+    if not texts:
+        return []
+    with _EMBEDDING:
+        vectors = embedder.embed(list(texts))
+    return quantize(vectors)
 
 
 def fill(storage: ProjectStorage, embedder: Embedder, *, everything: bool = False,
@@ -114,14 +121,22 @@ def fill(storage: ProjectStorage, embedder: Embedder, *, everything: bool = Fals
     return Filled(added[SearchTarget.MESSAGES], added[SearchTarget.SUMMARIES], dropped)
 
 
-def fill_lane(storage: ProjectStorage, config: Config, plugins: Registered) -> Filled:
+def fill_lane(storage: ProjectStorage, config: Config, plugins: Registered, *, everything: bool = False) -> Filled:
     """``fill`` where the lane is on for ``config`` (what an import just stored); an embedder that cannot run
     is left for ``lcm embed`` to report (the import itself has succeeded)."""
     try:
         embedder = lane(config, plugins)
-        return fill(storage, embedder) if embedder is not None else Filled()
+        return fill(storage, embedder, everything=everything) if embedder is not None else Filled()
     except (EmbeddingUnavailableError, ConfigError):
         return Filled()
+
+
+def left_to_fill(storage: ProjectStorage) -> bool:
+    """Whether ``fill`` (not ``everything``) would embed anything: a summary without a vector, or a message
+    after the newest embedded one."""
+    counts = storage.vectors.counts()
+    return any(storage.vectors.unembedded(target, after=None if target is SearchTarget.SUMMARIES
+                                          else counts[target].newest, limit=1) for target in TARGETS)
 
 
 def lane_or_none(config: Config, plugins: Registered) -> Embedder | None:
@@ -148,7 +163,8 @@ def similar_memories(storage: ProjectStorage, embedder: Embedder, query: str) ->
 
 
 def query_vector(embedder: Embedder, query: str) -> tuple[float, ...]:
-    vectors: Any = embedder.embed([query[:TEXT_CHARS]])
+    with _EMBEDDING:
+        vectors: Any = embedder.embed([query[:TEXT_CHARS]])
     return tuple(float(x) for x in vectors[0])
 
 

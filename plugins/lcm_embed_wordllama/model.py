@@ -10,6 +10,7 @@ Needs the optional ``semantic`` dependencies (``pip install 'lcm-framework[seman
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ DIMENSIONS = 256
 TENSOR = "embedding.weight"
 CACHE = 200_000
 """Pieces whose tokens are kept (a few MB)."""
+GATHERED = 256
+"""Token vectors gathered at a time (256 KB: in a core's cache; 2x faster than gathering all of a batch's)."""
 
 
 @dataclass
@@ -78,13 +81,6 @@ class _Inference:
     embedding: Any
     tokenizer: Any
     pieces: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    columns: Any = None
-    """The embedding transposed (a dimension per row): summing a text's tokens then runs along rows."""
-
-    def __post_init__(self) -> None:
-        import numpy as np
-
-        self.columns = np.ascontiguousarray(self.embedding.T)
 
     def embed(self, texts: list[str]) -> Any:
         import numpy as np
@@ -99,17 +95,23 @@ class _Inference:
             for piece, encoded in zip(chunk, self.tokenizer.encode_batch_fast(chunk, add_special_tokens=False),
                                       strict=True):
                 self.pieces[piece] = tuple(min(i, top) for i in encoded.ids)
+        ids = [[t for p in pieces for t in self.pieces[p]] for pieces in split]
+        lengths = np.fromiter((len(x) for x in ids), np.int64, len(ids))
+        flat = np.fromiter((t for x in ids for t in x), np.int64, int(lengths.sum()))
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
         out = np.zeros((len(texts), self.embedding.shape[1]), dtype=np.float32)
-        for start in range(0, len(texts), 256):
-            ids = [[t for p in pieces for t in self.pieces[p]] for pieces in split[start:start + 256]]
-            lengths = np.fromiter((len(x) for x in ids), np.int64, len(ids))
-            flat = np.fromiter((t for x in ids for t in x), np.int64, int(lengths.sum()))
-            if not len(flat):
-                continue
-            filled = lengths > 0
-            starts = (np.cumsum(lengths) - lengths)[filled]
-            sums = np.add.reduceat(np.take(self.columns, flat, axis=1), starts, axis=1)  # contiguous rows: fast
-            out[start + np.flatnonzero(filled)] = (sums / lengths[filled]).T
+        filled = np.flatnonzero(lengths > 0)
+        if not len(filled):
+            return out
+        # whole texts of about GATHERED tokens at a time: their gathered rows stay in the core's cache
+        cuts = np.unique(np.append(np.searchsorted(starts[filled], np.arange(0, len(flat), GATHERED)), len(filled)))
+        for i, j in itertools.pairwise(cuts):
+            rows = filled[i:j]
+            first = starts[rows[0]]
+            out[rows] = np.add.reduceat(self.embedding.take(flat[first:ends[rows[-1]]], axis=0), starts[rows] - first,
+                                        axis=0)
+        out[filled] /= lengths[filled][:, None]
         return out
 
 

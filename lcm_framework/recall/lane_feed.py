@@ -1,0 +1,133 @@
+"""The semantic lane filled while ``lcm import`` runs: the messages each batch stored are embedded by a process
+of its own (``embed_child``), beside the import, and their vectors written between batches.
+
+A process, not a thread: the embedder's NumPy and tokenizer calls release the GIL only briefly, and a thread
+of them beside the import's own short GIL-releasing calls (SQLite, RE2, zstd) left both waiting for it (50,000
+messages embedded in a thread took the import from 0.52x to only 0.68x of its speed without the lane). A
+thread here only talks to the child. The queue is bounded (``QUEUED`` batches of ``semantic.BATCH`` texts): an
+import that outruns the embedder waits for it instead of holding every text in memory. Vectors are written
+by the importing thread on its own connection, ``WRITE_EVERY`` at a time. ``finish`` waits for the child and
+writes the rest; what it could not embed (no embedder here, an error, a dead child) is left to
+``semantic.fill``, which the import runs after it where anything is left.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..child_process import Child
+from ..storage.models import SearchTarget, StoredVector, VectorSpace
+from .semantic import BATCH, TEXT_CHARS
+
+if TYPE_CHECKING:
+    from ..storage.contracts import ProjectStorage
+
+log = logging.getLogger("lcm.recall")
+
+CHILD = "lcm_framework.recall.embed_child"
+QUEUED = 8
+"""Batches of texts waiting for the embedding process at most."""
+WRITE_EVERY = 2_048
+"""Vectors collected before the importing thread writes them."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSetup:
+    """What the embedding process needs to load the parent's embedder for a project."""
+
+    project_root: Path
+    env: dict[str, str]
+    flags: dict[str, Any]
+    parent_pid: int
+
+
+class LaneFeed:
+    """Embeds the messages of one project's import beside it (``offer``), writes their vectors (``finish``)."""
+
+    def __init__(self, storage: ProjectStorage, setup: EmbedSetup) -> None:
+        self._storage = storage
+        self._setup = setup
+        self._todo: queue.Queue[list[tuple[int, str]] | None] = queue.Queue(QUEUED)
+        self._gathering: list[tuple[int, str]] = []
+        self._done: list[StoredVector] = []
+        self._done_lock = threading.Lock()
+        self._space: VectorSpace | None = None
+        self._written_space = False
+        self.stopped: str | None = None
+        """Why embedding stopped before the end (``None``: everything offered was embedded)."""
+        self.dropped = False
+        """Whether writing the first vectors dropped another embedder's."""
+        self._thread = threading.Thread(target=self._run, name="lcm-embed", daemon=True)
+        self._thread.start()
+
+    def offer(self, stored: Sequence[tuple[int, str]]) -> None:
+        """Queue the ``(message id, text)`` a batch stored; write the vectors ready so far."""
+        if self.stopped is None:
+            self._gathering += [(message_id, text[:TEXT_CHARS]) for message_id, text in stored]
+            if len(self._gathering) >= BATCH:  # a few hundred texts a call embed at half the cost of a few
+                self._todo.put(self._gathering)
+                self._gathering = []
+        if len(self._done) >= WRITE_EVERY:
+            self._write()
+
+    def finish(self) -> None:
+        """Wait for the child and write every vector it made."""
+        if self._gathering:
+            self._todo.put(self._gathering)
+        self._todo.put(None)
+        self._thread.join()
+        self._write()
+
+    def _write(self) -> None:
+        with self._done_lock:
+            ready, self._done = self._done, []
+        if not ready or self._space is None:
+            return
+        if not self._written_space:  # another embedder's vectors give way before the first of these is written
+            self.dropped = self._storage.vectors.set_space(self._space)
+            self._written_space = True
+        self._storage.vectors.put(ready)
+
+    def _run(self) -> None:
+        child: Child | None = None
+        try:
+            child = Child(CHILD)
+            if child.send(self._setup):
+                kind, value = child.inbox.recv()
+                if kind == "ready":
+                    self._space = value
+                else:
+                    self._stop(str(value), quietly=True)
+            while (batch := self._todo.get()) is not None:
+                if self.stopped is None:
+                    self._embed(child, batch)
+        except (OSError, EOFError) as exc:  # no child, or it died
+            self._stop(f"the embedding process ended ({exc or type(exc).__name__})")
+            while self._todo.get() is not None:  # drain: the importing thread never blocks on a full queue
+                pass
+        finally:
+            if child is not None:
+                child.close(kill=self.stopped is not None)
+
+    def _embed(self, child: Child, batch: list[tuple[int, str]]) -> None:
+        if not child.send([text for _, text in batch]):
+            raise EOFError
+        kind, value = child.inbox.recv()
+        if kind != "vectors":
+            self._stop(str(value))
+            return
+        made = [StoredVector(SearchTarget.MESSAGES, str(message_id), vector)
+                for (message_id, _), vector in zip(batch, value, strict=True)]
+        with self._done_lock:
+            self._done.extend(made)
+
+    def _stop(self, why: str, *, quietly: bool = False) -> None:
+        self.stopped = why
+        (log.debug if quietly else log.warning)("embedding beside the import stopped (%s); what is left is "
+                                                "embedded after it", why)

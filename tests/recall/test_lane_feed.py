@@ -1,0 +1,70 @@
+"""``lcm import`` embeds in a process of its own beside the import (``recall.lane_feed``): every message gets its
+vector, the importing process never loads the embedder, no process is left behind, and a dead embedding process
+loses nothing (the import embeds what is left after it)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from lcm_framework.ingest.api import import_sources
+from lcm_framework.recall import lane_feed, semantic
+from lcm_framework.recall.across import search_all
+from lcm_framework.storage.models import SearchTarget
+from tests.ingest.support import make_app
+from tests.recall.test_semantic_lane import QUESTION, _wordllama, project, session  # noqa: F401  (autouse)
+
+
+def children() -> list[str]:
+    """The command lines of this process's child processes."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def imported(tmp_path: Path) -> tuple[int, int, bool]:
+    """``(embedded, stored)`` messages after importing the session, and whether search finds it by meaning."""
+    root = project(tmp_path)
+    source = session(tmp_path / "s.jsonl", root)
+    app = make_app(root)
+    try:
+        import_sources(app, [source], project=root)
+        with app.project() as storage:
+            counts = storage.vectors.counts()[SearchTarget.MESSAGES]
+        found = search_all(app, QUESTION, limit=3, context=0)
+        return counts.embedded, counts.stored, bool(found) and "Football" in found[0].hit.snippet
+    finally:
+        app.close()
+
+
+def test_an_import_embeds_in_a_process_of_its_own_and_leaves_none_behind(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic, "_LOADED", {})
+    root = project(tmp_path)
+    source = session(tmp_path / "s.jsonl", root)
+    app = make_app(root)
+    try:
+        import_sources(app, [source], project=root)
+        assert semantic._LOADED == {}  # the embedding process loaded the model, not this one
+        with app.project() as storage:
+            counts = storage.vectors.counts()[SearchTarget.MESSAGES]
+            assert (counts.embedded, counts.stored) == (4, 4)
+    finally:
+        app.close()
+    assert not [c for c in children() if lane_feed.CHILD in c]
+
+
+def test_a_dead_embedding_process_loses_no_vector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(lane_feed, "CHILD", "lcm_framework.recall.no_such_embedder")  # the child dies at once
+    with caplog.at_level(logging.WARNING, logger="lcm.recall"):
+        assert imported(tmp_path) == (4, 4, True)  # embedded after the import instead
+    assert "embedding beside the import stopped" in caplog.text
