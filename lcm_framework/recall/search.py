@@ -9,7 +9,7 @@ relevance (0..1) is the part of the query it matches, plus its place in its grou
 
 Results covering the same turns are merged: a message already shown (as a hit, a neighbouring turn or a
 summary's turn), with the same text as one, or whose best sentence is already listed is left out, and so is
-a summary whose best sentence quotes one already listed. A
+a summary heading no new hit whose best sentence quotes one already listed. A
 result shows its best-matching sentences (``passages``) within ``RESULT_CHARS``; a message result its
 speaker, date and ``context`` turns before and after it (``NEIGHBOUR_CHARS`` each); a summary the span of
 the messages it covers and the message hits it covers (``GROUP_HITS``): it heads them. The whole list
@@ -157,11 +157,13 @@ def search(
                            passage(m.content, stems, NEIGHBOUR_CHARS)) for m in turns)))
         elif h.target is SearchTarget.SUMMARIES:
             summary = summaries.get(h.id)
-            if summary is None or _repeats(best_sentence(summary.content, stems), sentences):
+            if summary is None:
                 continue
             span = (summary.earliest_at, summary.latest_at) if summary.earliest_at and summary.latest_at else None
             members = [m for m in covered.get(summary.summary_id, []) if m.message_id not in shown
                        and _same(m.content) not in texts][:GROUP_HITS]
+            if not members and _repeats(best_sentence(summary.content, stems), sentences):
+                continue
             shown.update(m.message_id for m in members)
             texts.update(_same(m.content) for m in members)
             results.append(Ranked(

@@ -49,3 +49,31 @@ def test_wordllama_embeds_offline_unit_vectors_that_rank_by_meaning(tmp_path: Pa
     assert vectors.shape == (4, 256)
     assert abs(float((vectors[0] ** 2).sum()) - 1.0) < 1e-4 and float(abs(vectors[3]).sum()) == 0.0
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+
+
+def test_wordllama_vectors_are_the_mean_of_each_texts_token_vectors_whatever_the_batch(tmp_path: Path) -> None:
+    """The inference (pieces tokenized once, token vectors gathered a few hundred at a time across texts) gives
+    what the plain definition gives: each text tokenized whole, the mean of its rows of the embedding."""
+    pytest.importorskip("wordllama")
+    import random
+
+    import numpy
+
+    from plugins.lcm_embed_wordllama.model import GATHERED, WordLlamaEmbedder
+
+    embedder = WordLlamaEmbedder.load()
+    inference = embedder.inference
+    rng = random.Random(7)
+    words = ["deploy", "the", "service", "to", "production", "blue-green", "script", "never", "apply", "by", "hand",
+             "river", "piano", "Maplestone", "naïve", "x86_64"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 40))) for _ in range(300)]
+    texts[5] = " ".join(rng.choice(words) for _ in range(GATHERED * 2))  # one text longer than a gathering
+    got = numpy.asarray(embedder.embed(texts))
+    for n, text in enumerate(texts):
+        ids = inference.tokenizer.encode(text, add_special_tokens=False).ids
+        if not ids:
+            assert not got[n].any()
+            continue
+        want = inference.embedding[ids].mean(axis=0)
+        want /= numpy.linalg.norm(want)
+        assert numpy.allclose(got[n], want, atol=1e-5), n
