@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,13 +31,15 @@ def children() -> list[str]:
     return found
 
 
-def imported(tmp_path: Path) -> tuple[int, int, bool]:
-    """``(embedded, stored)`` messages after importing the session, and whether search finds it by meaning."""
+def imported(tmp_path: Path, after_import: Callable[[], None] = lambda: None) -> tuple[int, int, bool]:
+    """``(embedded, stored)`` messages after importing the session, and whether search finds it by meaning;
+    ``after_import`` runs between the import and the search (which embeds the query here)."""
     root = project(tmp_path)
     source = session(tmp_path / "s.jsonl", root)
     app = make_app(root)
     try:
         import_sources(app, [source], project=root)
+        after_import()
         with app.project() as storage:
             counts = storage.vectors.counts()[SearchTarget.MESSAGES]
         found = search_all(app, QUESTION, limit=3, context=0)
@@ -48,18 +51,12 @@ def imported(tmp_path: Path) -> tuple[int, int, bool]:
 def test_an_import_embeds_in_a_process_of_its_own_and_leaves_none_behind(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(semantic, "_LOADED", {})
-    root = project(tmp_path)
-    source = session(tmp_path / "s.jsonl", root)
-    app = make_app(root)
-    try:
-        import_sources(app, [source], project=root)
-        assert semantic._LOADED == {}  # the embedding process loaded the model, not this one
-        with app.project() as storage:
-            counts = storage.vectors.counts()[SearchTarget.MESSAGES]
-            assert (counts.embedded, counts.stored) == (4, 4)
-    finally:
-        app.close()
-    assert not [c for c in children() if lane_feed.CHILD in c]
+
+    def parent_never_loaded_the_model() -> None:
+        assert semantic._LOADED == {}
+        assert not [c for c in children() if lane_feed.CHILD in c]  # the embedding process has ended
+
+    assert imported(tmp_path, parent_never_loaded_the_model) == (4, 4, True)
 
 
 def test_a_dead_embedding_process_loses_no_vector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
