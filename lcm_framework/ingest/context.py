@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config, load_config
 from ..errors import LcmError
 from ..recall.lane_feed import EmbedSetup, LaneFeed
-from ..recall.semantic import fill_lane, left_to_fill
+from ..recall.semantic import fill_lane, lane_settings, left_to_fill
 from ..storage.contracts import ProjectStorage
 from ..storage.models import ProjectRef
 from ..transcripts.contracts import TranscriptFormat
@@ -75,7 +75,8 @@ class RunContext:
         self._quarantines: dict[tuple[str, str], QuarantineStore] = {}
         self._spawn_indexes: dict[str, SpawnIndex] = {}
         self._known_projects: set[str] | None = None
-        self._feeds: dict[str, LaneFeed | None] = {}
+        self._feeds: dict[tuple[tuple[str, str], ...], LaneFeed] = {}
+        self._feed_of: dict[str, LaneFeed | None] = {}
 
     def project_ref(self, root: Path) -> ProjectRef:
         return self.app.project_ref(root)
@@ -91,18 +92,24 @@ class RunContext:
         return self._projects[ref.project_id]
 
     def embed_beside(self, ref: ProjectRef, stored: list[tuple[int, str]]) -> None:
-        """Hand the messages a batch of the project just stored to the embedding process of the run
-        (``lane_feed``), with ``RunOptions.embed_beside`` and the semantic lane not off."""
-        if ref.project_id not in self._feeds:
-            storage, root = self._projects.get(ref.project_id), Path(ref.root)
-            config = self.config_for(root)
-            wanted = self.options.embed_beside and storage is not None and config.get("recall.semantic") != "off"
-            self._feeds[ref.project_id] = LaneFeed(storage, EmbedSetup(root, dict(config.env), config.flags,
-                                                                       os.getpid())) \
-                if wanted and storage is not None else None
-        feed = self._feeds[ref.project_id]
+        """Hand the messages a batch of the project just stored to the run's embedding process for the
+        project's lane settings (``lane_feed``), with ``RunOptions.embed_beside`` and the lane not off."""
+        storage = self._projects.get(ref.project_id)
+        if not self.options.embed_beside or storage is None:
+            return
+        if ref.project_id not in self._feed_of:
+            config = self.config_for(Path(ref.root))
+            key = lane_settings(config)
+            if config.get("recall.semantic") == "off":
+                self._feed_of[ref.project_id] = None
+            else:
+                if key not in self._feeds:
+                    self._feeds[key] = LaneFeed(EmbedSetup(Path(ref.root), dict(config.env), config.flags,
+                                                           os.getpid()))
+                self._feed_of[ref.project_id] = self._feeds[key]
+        feed = self._feed_of[ref.project_id]
         if feed is not None:
-            feed.offer(stored)
+            feed.offer(ref.project_id, storage, stored)
 
     def spawn_index(self, ref: ProjectRef) -> SpawnIndex:
         """The project's spawns read so far in this run (see ``links.SpawnIndex``)."""
@@ -140,16 +147,19 @@ class RunContext:
         ``lcm embed`` and the next import embed what is left."""
         try:
             if not self.options.dry_run:
+                for running in self._feeds.values():
+                    try:
+                        running.finish()
+                    except LcmError as exc:
+                        log.warning("the semantic lane's vectors were not all written: %s", exc)
                 for project_id, root in self._roots.items():
                     storage = self._projects.get(project_id)
                     if storage is not None:
                         try:
-                            feed = self._feeds.get(project_id)
-                            if feed is not None:
-                                feed.finish()
+                            feed = self._feed_of.get(project_id)
                             if feed is None or left_to_fill(storage):
                                 fill_lane(storage, self.config_for(root), self.app.plugins,
-                                          everything=feed is not None and feed.dropped)
+                                          everything=feed is not None and project_id in feed.dropped)
                         except LcmError as exc:
                             log.warning("the semantic lane was not filled for %s: %s", root, exc)
         finally:

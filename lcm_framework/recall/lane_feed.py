@@ -39,7 +39,8 @@ WRITE_EVERY = 2_048
 
 @dataclass(frozen=True, slots=True)
 class EmbedSetup:
-    """What the embedding process needs to load the parent's embedder for a project."""
+    """What the embedding process needs to load the parent's embedder: a project's configuration (the one
+    of every project with the same lane settings)."""
 
     project_root: Path
     env: dict[str, str]
@@ -48,28 +49,31 @@ class EmbedSetup:
 
 
 class LaneFeed:
-    """Embeds the messages of one project's import beside it (``offer``), writes their vectors (``finish``)."""
+    """Embeds the messages an import stores beside it (``offer``) and writes their vectors (``finish``): one
+    embedding process for every project whose lane settings are the same (an import of a whole home touches
+    many projects; a process each would hold a model each)."""
 
-    def __init__(self, storage: ProjectStorage, setup: EmbedSetup) -> None:
-        self._storage = storage
+    def __init__(self, setup: EmbedSetup) -> None:
         self._setup = setup
-        self._todo: queue.Queue[list[tuple[int, str]] | None] = queue.Queue(QUEUED)
-        self._gathering: list[tuple[int, str]] = []
-        self._done: list[StoredVector] = []
+        self._todo: queue.Queue[list[tuple[str, int, str]] | None] = queue.Queue(QUEUED)
+        self._gathering: list[tuple[str, int, str]] = []
+        self._storages: dict[str, ProjectStorage] = {}
+        self._done: list[tuple[str, StoredVector]] = []
         self._done_lock = threading.Lock()
         self._space: VectorSpace | None = None
-        self._written_space = False
+        self._spaced: set[str] = set()
         self.stopped: str | None = None
         """Why embedding stopped before the end (``None``: everything offered was embedded)."""
-        self.dropped = False
-        """Whether writing the first vectors dropped another embedder's."""
+        self.dropped: set[str] = set()
+        """The projects where writing the first vectors dropped another embedder's."""
         self._thread = threading.Thread(target=self._run, name="lcm-embed", daemon=True)
         self._thread.start()
 
-    def offer(self, stored: Sequence[tuple[int, str]]) -> None:
-        """Queue the ``(message id, text)`` a batch stored; write the vectors ready so far."""
+    def offer(self, project_id: str, storage: ProjectStorage, stored: Sequence[tuple[int, str]]) -> None:
+        """Queue the ``(message id, text)`` a batch of the project stored; write the vectors ready so far."""
+        self._storages.setdefault(project_id, storage)
         if self.stopped is None:
-            self._gathering += [(message_id, text[:TEXT_CHARS]) for message_id, text in stored]
+            self._gathering += [(project_id, message_id, text[:TEXT_CHARS]) for message_id, text in stored]
             if len(self._gathering) >= BATCH:  # a few hundred texts a call embed at half the cost of a few
                 self._todo.put(self._gathering)
                 self._gathering = []
@@ -89,10 +93,16 @@ class LaneFeed:
             ready, self._done = self._done, []
         if not ready or self._space is None:
             return
-        if not self._written_space:  # another embedder's vectors give way before the first of these is written
-            self.dropped = self._storage.vectors.set_space(self._space)
-            self._written_space = True
-        self._storage.vectors.put(ready)
+        by_project: dict[str, list[StoredVector]] = {}
+        for project_id, vector in ready:
+            by_project.setdefault(project_id, []).append(vector)
+        for project_id, vectors in by_project.items():
+            storage = self._storages[project_id]
+            if project_id not in self._spaced:  # another embedder's vectors give way before these are written
+                if storage.vectors.set_space(self._space):
+                    self.dropped.add(project_id)
+                self._spaced.add(project_id)
+            storage.vectors.put(vectors)
 
     def _run(self) -> None:
         child: Child | None = None
@@ -115,15 +125,15 @@ class LaneFeed:
             if child is not None:
                 child.close(kill=self.stopped is not None)
 
-    def _embed(self, child: Child, batch: list[tuple[int, str]]) -> None:
-        if not child.send([text for _, text in batch]):
+    def _embed(self, child: Child, batch: list[tuple[str, int, str]]) -> None:
+        if not child.send([text for _, _, text in batch]):
             raise EOFError
         kind, value = child.inbox.recv()
         if kind != "vectors":
             self._stop(str(value))
             return
-        made = [StoredVector(SearchTarget.MESSAGES, str(message_id), vector)
-                for (message_id, _), vector in zip(batch, value, strict=True)]
+        made = [(project_id, StoredVector(SearchTarget.MESSAGES, str(message_id), vector))
+                for (project_id, message_id, _), vector in zip(batch, value, strict=True)]
         with self._done_lock:
             self._done.extend(made)
 

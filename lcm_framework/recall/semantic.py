@@ -62,9 +62,7 @@ def lane(config: Config, plugins: Registered) -> Embedder | None:
     mode = str(config.get("recall.semantic"))
     if mode == "off":
         return None
-    name = str(config.get("recall.embedder"))
-    key = (name, tuple(sorted((k, str(r.value)) for k, r in config.values.items()
-                              if k.startswith(("recall.", "embedding.")))))
+    key = (str(config.get("recall.embedder")), lane_settings(config))
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
@@ -76,6 +74,13 @@ def lane(config: Config, plugins: Registered) -> Embedder | None:
             return None
         _LOADED[key] = embedder
         return embedder
+
+
+def lane_settings(config: Config) -> tuple[tuple[str, str], ...]:
+    """The settings an embedder may read (``recall.*``, ``embedding.*``): configurations alike in them get the
+    same embedder."""
+    return tuple(sorted((k, str(r.value)) for k, r in config.values.items()
+                        if k.startswith(("recall.", "embedding."))))
 
 
 def space(embedder: Embedder) -> VectorSpace:

@@ -65,3 +65,30 @@ def test_a_dead_embedding_process_loses_no_vector(tmp_path: Path, monkeypatch: p
     with caplog.at_level(logging.WARNING, logger="lcm.recall"):
         assert imported(tmp_path) == (4, 4, True)  # embedded after the import instead
     assert "embedding beside the import stopped" in caplog.text
+
+
+def test_one_embedding_process_serves_every_project_of_an_import(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+
+    class Counted(lane_feed.Child):
+        def __init__(self, module: str) -> None:
+            started.append(module)
+            super().__init__(module)
+
+    monkeypatch.setattr(lane_feed, "Child", Counted)
+    roots = [tmp_path / name for name in ("a", "b", "c")]
+    sources = tmp_path / "sessions"
+    for n, root in enumerate(roots):
+        (root / ".git").mkdir(parents=True)
+        session(sources / f"s{n}.jsonl", root)
+    app = make_app(roots[0])
+    try:
+        import_sources(app, [sources])  # each session goes to the project of its cwd
+        for root in roots:
+            with app.project(root) as storage:
+                counts = storage.vectors.counts()[SearchTarget.MESSAGES]
+                assert (counts.embedded, counts.stored) == (4, 4), root
+    finally:
+        app.close()
+    assert started == [lane_feed.CHILD]  # one process and one model for the three projects
