@@ -99,14 +99,10 @@ class RunContext:
             return
         if ref.project_id not in self._feed_of:
             config = self.config_for(Path(ref.root))
-            key = lane_settings(config)
-            if config.get("recall.semantic") == "off":
-                self._feed_of[ref.project_id] = None
-            else:
-                if key not in self._feeds:
-                    self._feeds[key] = LaneFeed(EmbedSetup(Path(ref.root), dict(config.env), config.flags,
-                                                           os.getpid()))
-                self._feed_of[ref.project_id] = self._feeds[key]
+            key, on = lane_settings(config), config.get("recall.semantic") != "off"
+            if on and key not in self._feeds:
+                self._feeds[key] = LaneFeed(EmbedSetup(Path(ref.root), dict(config.env), config.flags, os.getpid()))
+            self._feed_of[ref.project_id] = self._feeds[key] if on else None
         feed = self._feed_of[ref.project_id]
         if feed is not None:
             feed.offer(ref.project_id, storage, stored)

@@ -41,7 +41,7 @@ def serve(inbox: Connection, outbox: Connection) -> None:
         try:
             vectors = embed_texts(embedder, texts)
         except Exception as exc:  # reported to the parent, which embeds the rest after the import
-            outbox.send(("failed", f"{type(exc).__name__}: {exc}"))
+            outbox.send(("failed", f"the embedder failed ({type(exc).__name__})"))
             return
         outbox.send(("vectors", vectors))
 

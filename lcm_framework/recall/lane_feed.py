@@ -62,8 +62,7 @@ class LaneFeed:
         self._done_lock = threading.Lock()
         self._space: VectorSpace | None = None
         self._spaced: set[str] = set()
-        self.stopped: str | None = None
-        """Why embedding stopped before the end (``None``: everything offered was embedded)."""
+        self._stopped = False
         self.dropped: set[str] = set()
         """The projects where writing the first vectors dropped another embedder's."""
         self._thread = threading.Thread(target=self._run, name="lcm-embed", daemon=True)
@@ -72,7 +71,7 @@ class LaneFeed:
     def offer(self, project_id: str, storage: ProjectStorage, stored: Sequence[tuple[int, str]]) -> None:
         """Queue the ``(message id, text)`` a batch of the project stored; write the vectors ready so far."""
         self._storages.setdefault(project_id, storage)
-        if self.stopped is None:
+        if not self._stopped:
             self._gathering += [(project_id, message_id, text[:TEXT_CHARS]) for message_id, text in stored]
             if len(self._gathering) >= BATCH:  # a few hundred texts a call embed at half the cost of a few
                 self._todo.put(self._gathering)
@@ -115,15 +114,15 @@ class LaneFeed:
                 else:
                     self._stop(str(value), quietly=True)
             while (batch := self._todo.get()) is not None:
-                if self.stopped is None:
+                if not self._stopped:
                     self._embed(child, batch)
-        except (OSError, EOFError) as exc:  # no child, or it died
-            self._stop(f"the embedding process ended ({exc or type(exc).__name__})")
+        except (OSError, EOFError):  # no child, or it died
+            self._stop("the embedding process could not start or ended")
             while self._todo.get() is not None:  # drain: the importing thread never blocks on a full queue
                 pass
         finally:
             if child is not None:
-                child.close(kill=self.stopped is not None)
+                child.close(kill=self._stopped)
 
     def _embed(self, child: Child, batch: list[tuple[str, int, str]]) -> None:
         if not child.send([text for _, _, text in batch]):
@@ -138,6 +137,6 @@ class LaneFeed:
             self._done.extend(made)
 
     def _stop(self, why: str, *, quietly: bool = False) -> None:
-        self.stopped = why
+        self._stopped = True
         (log.debug if quietly else log.warning)("embedding beside the import stopped (%s); what is left is "
                                                 "embedded after it", why)

@@ -43,8 +43,8 @@ _LOADED: dict[tuple[str, tuple[tuple[str, str], ...]], Embedder] = {}
 _MEMORY_VECTORS: dict[tuple[str, str], bytes] = {}
 _LOCK = threading.Lock()
 _EMBEDDING = threading.Lock()
-"""One text batch at a time through an embedder: an import embeds in a thread of its own (``lane_feed``) while
-a daemon's searches embed their queries."""
+"""One text batch at a time through an embedder: a daemon's request threads embed queries while its ingest
+embeds what a hook stored."""
 
 
 @dataclass(frozen=True, slots=True)
