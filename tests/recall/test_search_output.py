@@ -99,5 +99,29 @@ def test_json_is_the_lcm_search_tool_result(root: Path) -> None:
     document = json.loads(out)
     (summary,) = document["results"]
     assert summary["span"] == ["2026-02-17T07:00:00Z", "2026-02-17T07:01:00Z"] and 0 < summary["score"] <= 1
+    assert "created_at" not in summary and "rank" not in summary  # its date is the span, its rank the order
     assert [h["id"] for h in summary["hits"]] == ["msg_1", "msg_2"] and T0.year == 2026
     assert document["projects"] == [{"project_id": document["projects"][0]["project_id"], "root": str(root)}]
+
+
+def test_a_summary_only_repeating_a_listed_turn_is_left_out(tmp_path: Path) -> None:
+    from lcm_framework.recall.search import search
+
+    here = project_dir(tmp_path)
+    app = make_app(here)
+    try:
+        with app.project() as storage:
+            cid, stored = ingest(storage, "7c1f3a52-aaaa-bbbb-cccc-000000000002", [
+                new_message(0, "The staging deploy key was rotated on Friday by the platform team."),
+                new_message(1, "Lunch at noon?")])
+            for n, text in enumerate((f"[{stored[0].created_at:%Y-%m-%d %H:%M}] user: {stored[0].content}",
+                                      "Deploy keys: the staging one rotates monthly.")):
+                storage.summaries.create_summary(NewSummary(
+                    f"sum_00000000000000b{n}", cid, SummaryKind.LEAF, 0, text, 20, stored[0].created_at,
+                    stored[1].created_at, 0, source_message_ids=[m.message_id for m in stored]))
+            found = [r.hit.id for r in search(storage, "staging deploy key rotated", limit=5)]
+    finally:
+        app.close()
+    assert found[0] == f"msg_{stored[0].message_id}"
+    assert "sum_00000000000000b0" not in found  # it quotes the turn already listed, and heads no new one
+    assert "sum_00000000000000b1" in found  # a summary saying something else stays
