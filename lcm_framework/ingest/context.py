@@ -153,9 +153,9 @@ class RunContext:
                     if storage is not None:
                         try:
                             feed = self._feed_of.get(project_id)
-                            if feed is None or left_to_fill(storage):
-                                fill_lane(storage, self.config_for(root), self.app.plugins,
-                                          everything=feed is not None and project_id in feed.dropped)
+                            dropped = feed is not None and project_id in feed.dropped  # all to embed again
+                            if feed is None or dropped or left_to_fill(storage):
+                                fill_lane(storage, self.config_for(root), self.app.plugins, everything=dropped)
                         except LcmError as exc:
                             log.warning("the semantic lane was not filled for %s: %s", root, exc)
         finally:

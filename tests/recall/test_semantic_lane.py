@@ -4,6 +4,7 @@ fused into ``lcm search`` and prompt-time recall, off when ``recall.semantic`` s
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +37,17 @@ def _wordllama() -> None:
         skip_or_fail("the semantic lane's tests need the semantic extra: pip install -e '.[test,semantic]'")
 
 
-def session(path: Path, cwd: Path) -> Path:
+def session(path: Path, cwd: Path, turns: Sequence[tuple[str, str]] = TURNS) -> Path:
     records: list[dict[str, Any]] = []
     parent = None
-    for n, (role, text) in enumerate(TURNS):
+    for n, (role, text) in enumerate(turns):
         uid = f"00000000-0000-0000-0000-{n + 1:012d}"
         message: dict[str, Any] = {"role": role, "content": text} if role == "user" else {
             "role": role, "id": f"msg_{n}", "type": "message", "model": "claude-sonnet-4",
             "content": [{"type": "text", "text": text}]}
         records.append({"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": str(cwd),
                         "sessionId": "5e5a0000-0000-0000-0000-000000000001", "version": "2.0.28", "type": role,
-                        "uuid": uid, "timestamp": f"2025-03-0{n + 1}T10:00:00.000Z", "message": message})
+                        "uuid": uid, "timestamp": f"2025-03-{n % 28 + 1:02d}T10:00:00.000Z", "message": message})
         parent = uid
     return write_jsonl(path, records)
 
