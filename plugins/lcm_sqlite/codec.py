@@ -11,7 +11,9 @@ A row's codec column says how its value is stored:
   it from its first record, before it has a dictionary of its own: on one copy of the real sessions native
   payloads go from 0.49 of their size (zstd alone) to 0.34. The file never changes (rows name it); a better
   one would ship under a new name beside it;
-* ``zlib``: stdlib zlib, written only where the ``zstandard`` package is missing.
+* ``zlib``: stdlib zlib, written only where the ``zstandard`` package is missing;
+* ``block``: a native payload stored in a block of its batch's payloads (``blocks.py``): the row holds its
+  byte span ``REF`` of the block's plain bytes, the block (``native_blocks``) one of the codecs above.
 
 A project trains its own dictionary from the first ``TRAIN_BYTES`` of native payloads one connection
 stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``, once the project stores at least
@@ -29,7 +31,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import sqlite3
+import struct
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,6 +68,12 @@ SHIPPED = "zstd:shipped-1"
 SHIPPED_FILE = Path(__file__).with_name("transcript_dictionary.jsonl")
 SHIPPED_SHA256 = "0415f11fe0605dd737bbbe51fb394312296d89e4a3561ca3a0806ce2ce0a655b"
 """Rows compressed with the shipped dictionary are readable only with exactly these bytes."""
+BLOCK = "block"
+REF = struct.Struct("<II")
+"""A block row's ``payload``: the ``(start, length)`` of its UTF-8 bytes in its block's plain bytes."""
+CACHED_BLOCKS = 8
+"""Decoded blocks a connection keeps (the most recently read): reading a batch's records one by one
+decompresses their block once."""
 
 
 @functools.cache
@@ -94,6 +104,7 @@ class Codec:
         self._samples_bytes = 0
         self._readers: dict[str, Any] = {}
         self._loaded = False
+        self._blocks: OrderedDict[int, bytes] = OrderedDict()
 
     def encode_many(self, conn: sqlite3.Connection, values: Sequence[str | None], *,
                     sample: bool = False) -> tuple[str | None, list[Any]]:
@@ -116,10 +127,45 @@ class Codec:
 
     def _sampling(self, data: bytes) -> bytes:
         """Compress with the shipped dictionary, keeping the value as a training sample until there are enough."""
+        self._sample(data)
+        return bytes(self._shipped.compress(data))
+
+    def _sample(self, data: bytes) -> None:
         if self._samples_bytes < SAMPLE_BYTES:
             self._samples.append(data)
             self._samples_bytes += len(data)
-        return bytes(self._shipped.compress(data))
+
+    def encode_block(self, conn: sqlite3.Connection, values: Sequence[str]) -> tuple[str, bytes, list[bytes]]:
+        """Native payloads compressed together: ``(codec, data, refs)``, each value's ``REF`` into the
+        block's plain bytes. Each value may train the project's dictionary, as ``encode_many`` samples."""
+        plain = [v.encode("utf-8") for v in values]
+        name, compress = self._compressor(conn, False)
+        if name == SHIPPED:
+            for data in plain:
+                self._sample(data)
+        refs, start = [], 0
+        for data in plain:
+            refs.append(REF.pack(start, len(data)))
+            start += len(data)
+        return name, bytes(compress(b"".join(plain))), refs
+
+    def block_value(self, conn: sqlite3.Connection, block_id: int, ref: bytes) -> str:
+        """The plain text a block row refers to (its block read and decompressed once while it is recent;
+        block ids are never reused, so a cached block is the same in every process)."""
+        plain = self._blocks.get(block_id)
+        if plain is None:
+            row = conn.execute("SELECT codec, data FROM native_blocks WHERE block_id = ?", (block_id,)).fetchone()
+            if row is None:
+                raise StorageUnavailableError(f"native payload block {block_id} is missing: the database is damaged",
+                                              backend=BACKEND, domain="codec", code="block_missing")
+            plain = self._plain_bytes(conn, row[0], row[1])
+            self._blocks[block_id] = plain
+            if len(self._blocks) > CACHED_BLOCKS:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(block_id)
+        start, length = REF.unpack(ref)
+        return plain[start:start + length].decode("utf-8")
 
     def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = (), *, records: int = 0,
               newer: bool = False) -> bool:
@@ -174,6 +220,8 @@ class Codec:
         """Bytes of a stored value's plain UTF-8 text (zstd frames record it in their header)."""
         if codec is None:
             return len(value.encode("utf-8")) if isinstance(value, str) else len(value)
+        if codec == BLOCK:
+            return int(REF.unpack(value)[1])
         if codec.startswith("zstd") and zstandard is not None:
             size = zstandard.frame_content_size(value)
             if size >= 0:
@@ -184,8 +232,13 @@ class Codec:
         """The plain text of a stored value (``None`` and plain rows pass through)."""
         if codec is None or value is None:
             return value
+        return self._plain_bytes(conn, codec, value).decode("utf-8")
+
+    def _plain_bytes(self, conn: sqlite3.Connection, codec: str, value: bytes) -> bytes:
         if codec == "zlib":
-            return zlib.decompress(value).decode("utf-8")
+            return zlib.decompress(value)
+        if codec == BLOCK:
+            raise ValueError("a block row is read with block_value, from its block")
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
         if codec in ("zstd", SHIPPED):
@@ -194,7 +247,7 @@ class Codec:
                     dict_data=shipped_dictionary() if codec == SHIPPED else None)
         elif codec not in self._readers:
             self._load(conn, again=True)
-        return self._readers[codec].decompress(value).decode("utf-8")
+        return bytes(self._readers[codec].decompress(value))
 
 
 def _zlib(data: bytes) -> bytes:

@@ -3,11 +3,11 @@
 Each encoding is a pure function of the values it is given and of a codec every connection can read (a
 trained dictionary is never deleted): a text's SHA-256 and compressed form; a part's span of its
 message's content and its raw JSON with that text cut out; a native payload with its message's shared
-text (or a part's span of it) cut out, compressed. ``SqliteProjectStorage.prepare_writes`` computes
-them for the next batch before ``BEGIN IMMEDIATE``, so an import holds the project's write lock for the
-SQL while another process prepares its own batch. Inside the transaction every encoder looks its exact
-inputs up in ``Prepared`` first and computes what is not there (a value nobody prepared), so the stored
-bytes are the same either way.
+text (or a part's span of it) cut out, and the batch's payloads compressed in blocks (``blocks.py``).
+``SqliteProjectStorage.prepare_writes`` computes them for the next batch before ``BEGIN IMMEDIATE``, so
+an import holds the project's write lock for the SQL while another process prepares its own batch.
+Inside the transaction every encoder looks its exact inputs up in ``Prepared`` first and computes what
+is not there (a value nobody prepared), so the stored bytes are the same either way.
 """
 
 from __future__ import annotations
@@ -20,13 +20,15 @@ from typing import Any
 
 from lcm_framework.plugin_api.formats import NewMessage
 
+from . import blocks
 from .codec import MIN_BYTES, Codec
 from .statements import chunks, marks
 
 PartTail = tuple[Any, ...]
 """A part's ``(text_start, text_length, raw_text_at, raw_text_quoted, codec, text, raw_json)`` columns."""
-PayloadTail = tuple[Any, ...]
-"""A native payload's ``(codec, value, at, quoted, start, length)``; ``at`` None: nothing was cut out."""
+PayloadCut = tuple[Any, ...]
+"""A native payload's ``(rest, at, quoted, start, length)``: its text without the piece ``paste`` puts back
+at ``at`` (None: nothing was cut out)."""
 
 
 def digest(text: str) -> bytes:
@@ -67,8 +69,7 @@ def _part(conn: sqlite3.Connection, codec: Codec, content: str, text: str | None
     return start, length, raw_at, quoted, name, text_value, raw_value
 
 
-def _payload(conn: sqlite3.Connection, codec: Codec, payload: str, text: str | None,
-             spans: Sequence[tuple[int, int]]) -> PayloadTail:
+def _payload(payload: str, text: str | None, spans: Sequence[tuple[int, int]]) -> PayloadCut:
     if text is not None:
         for start, length in [(0, len(text)), *sorted(spans, key=lambda span: -span[1])]:
             if length < MIN_BYTES:
@@ -76,10 +77,8 @@ def _payload(conn: sqlite3.Connection, codec: Codec, payload: str, text: str | N
             taken = cut(payload, text[start:start + length])
             if taken is not None:
                 whole = start == 0 and length == len(text)
-                name, (value,) = codec.encode_many(conn, (taken[0],), sample=True)
-                return name, value, taken[1], taken[2], None if whole else start, None if whole else length
-    name, (value,) = codec.encode_many(conn, (payload,), sample=True)
-    return name, value, None, None, None, None
+                return taken[0], taken[1], taken[2], None if whole else start, None if whole else length
+    return payload, None, None, None, None
 
 
 def is_shared(text: str) -> bool:
@@ -95,13 +94,14 @@ class Prepared:
     only the same inputs (a text equal to the prepared one by value counts), anything else is encoded
     when asked for."""
 
-    __slots__ = ("_digests", "_parts", "_payloads", "_texts")
+    __slots__ = ("_blocks", "_digests", "_parts", "_payloads", "_texts")
 
     def __init__(self) -> None:
         self._digests: dict[int, tuple[str, bytes]] = {}
         self._texts: dict[bytes, tuple[str | None, Any]] = {}
         self._parts: dict[tuple[int, int, int], tuple[str, str | None, str | None, PartTail]] = {}
-        self._payloads: dict[int, tuple[str, str | None, tuple[tuple[int, int], ...], PayloadTail]] = {}
+        self._payloads: dict[int, tuple[str, str | None, tuple[tuple[int, int], ...], PayloadCut]] = {}
+        self._blocks: dict[tuple[int, ...], tuple[list[str], tuple[str, bytes, list[bytes]]]] = {}
 
     def prepare(self, conn: sqlite3.Connection, codec: Codec, messages: Iterable[NewMessage],
                 payloads: Iterable[tuple[str, NewMessage | None]]) -> None:
@@ -117,9 +117,13 @@ class Prepared:
             found = [self.part(conn, codec, content, part.text, part.raw_json) for part in message.parts]
             spans[id(message)] = tuple((tail[0], tail[1]) for tail in found
                                        if tail[0] is not None and tail[1] >= MIN_BYTES)
+        rests = []
         for payload, linked in payloads:
             text = linked.content if linked is not None and is_shared(linked.content) else None
-            self.payload(conn, codec, payload, text, spans.get(id(linked), ()) if text is not None else ())
+            rests.append(self.payload(payload, text, spans.get(id(linked), ()) if text is not None else ())[0])
+        for group in blocks.groups(rests):
+            if len(group) >= blocks.MIN_VALUES:
+                self.block(conn, codec, [rests[index] for index in group])
 
     def _stored(self, conn: sqlite3.Connection, texts: Sequence[str]) -> set[bytes]:
         """The digests of those ``texts`` the project already stores (they will not be compressed again)."""
@@ -158,14 +162,23 @@ class Prepared:
         self._parts[key] = (content, text, raw_json, found)
         return found
 
-    def payload(self, conn: sqlite3.Connection, codec: Codec, payload: str, text: str | None,
-                spans: Sequence[tuple[int, int]]) -> PayloadTail:
-        """A native payload as stored, given its message's shared text (None: none) and the spans of that
-        text its parts hold (in the order they are tried)."""
+    def payload(self, payload: str, text: str | None, spans: Sequence[tuple[int, int]]) -> PayloadCut:
+        """A native payload without its message's shared text (None: none) or the first of the spans of
+        that text its parts hold (in the order they are tried) that it contains."""
         tried = tuple(spans) if text is not None else ()
         hit = self._payloads.get(id(payload))
         if hit is not None and hit[0] is payload and hit[1] == text and hit[2] == tried:
             return hit[3]
-        found = _payload(conn, codec, payload, text, tried)
+        found = _payload(payload, text, tried)
         self._payloads[id(payload)] = (payload, text, tried, found)
+        return found
+
+    def block(self, conn: sqlite3.Connection, codec: Codec, values: Sequence[str]) -> tuple[str, bytes, list[bytes]]:
+        """``values`` compressed as one block (``Codec.encode_block``)."""
+        key = tuple(map(id, values))
+        hit = self._blocks.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], values, strict=True)):
+            return hit[1]
+        found = codec.encode_block(conn, values)
+        self._blocks[key] = (list(values), found)
         return found

@@ -3,7 +3,8 @@
 ``compact_storage`` trains the project's dictionary from stored payloads when it has none (and is large
 enough to gain from one) or has grown enough since (``codec.py``), rewrites payloads stored plain, without
 a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
-(each its own short write transaction, so hooks wait milliseconds, not minutes), then gives free pages
+(each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads into
+blocks (``blocks.repack_batch``), deleting the blocks left without rows; then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
 also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
 to the outbox meanwhile).
@@ -11,12 +12,14 @@ to the outbox meanwhile).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
+from . import blocks
 from .codec import RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES
 from .connection import Database
 from .statements import chunks, marks
@@ -24,10 +27,16 @@ from .statements import chunks, marks
 BATCH_ROWS = 500
 VACUUM_STEP_PAGES = 2048
 _REWRITES = (  # table, batch key, primary key, codec column, compressed columns
-    ("native_records", "transcript_id", "transcript_id", "payload_codec", ("payload",)),
     ("message_parts", "message_id", "message_id, ordinal", "codec", ("text", "raw_json")),
     ("texts", "text_id", "text_id", "codec", ("data",)),
 )
+_STORED = (  # table, codec column, stored columns: what ``usage`` counts
+    ("native_records", "payload_codec", ("payload",)),
+    *((table, codec, columns) for table, _key, _pk, codec, columns in _REWRITES),
+    ("native_blocks", "codec", ("data",)),
+)
+_STORED_NATIVE = ("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM native_records) + "
+                  "(SELECT coalesce(sum(length(data)), 0) FROM native_blocks)")
 
 
 def file_bytes(path: Path) -> int:
@@ -47,13 +56,14 @@ def usage(db: Database, path: Path, payloads: bool) -> StorageUsage:
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         free = conn.execute("PRAGMA freelist_count").fetchone()[0] * page_size
         plain = stored = 0
-        for table, _key, _pk, codec, columns in _REWRITES if payloads else ():
+        for table, codec, columns in _STORED if payloads else ():
             for row in conn.execute(f"SELECT {codec}, {', '.join(columns)} FROM {table}"):
                 for value in row[1:]:
                     if value is None:
                         continue
                     stored += len(value)
-                    plain += db.codec.plain_size(conn, row[0], value)
+                    if table != "native_blocks":  # their rows count the plain bytes
+                        plain += db.codec.plain_size(conn, row[0], value)
         messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         transcript = conn.execute("SELECT coalesce(sum(byte_offset), 0) FROM checkpoints").fetchone()[0]
         return StorageUsage(objects=objects, total_bytes=file_bytes(path), free_bytes=free, messages=messages,
@@ -66,14 +76,20 @@ def compact(db: Database, path: Path, progress: Callable[[int], None] | None) ->
     before = file_bytes(path)
     _train_from_stored(db)
     done = 0
-    for table, key, pk, codec_column, columns in _REWRITES:
+    batches: list[Callable[[sqlite3.Connection, int], tuple[int, int | None]]] = [
+        lambda conn, after: _repack_batch(db, conn, after),
+        *(functools.partial(_rewrite_batch, db, table=table, key=key, pk=pk, codec_column=codec_column,
+                            columns=columns) for table, key, pk, codec_column, columns in _REWRITES)]
+    for batch in batches:
         after: int | None = -1
         while after is not None:
             with db.op("storage", write=True) as conn:
-                rows, after = _rewrite_batch(db, conn, table, key, pk, codec_column, columns, after)
+                rows, after = batch(conn, after)
             done += rows
             if progress is not None and rows:
                 progress(done)
+    with db.op("storage", write=True) as conn:
+        blocks.forget_unreferenced(conn)
     detail = db.run(_reclaim, "storage")
     return MaintenanceReport(recompressed=done, bytes_before=before, bytes_after=file_bytes(path), detail=detail)
 
@@ -83,8 +99,8 @@ def _train_from_stored(db: Database) -> None:
     train one) and stores ``VACUUM_TRAIN_BYTES`` of payloads, or has grown ``RETRAIN_GROWTH`` times since its
     newest one was trained."""
     with db.op("storage", write=True) as conn:
-        records, stored = conn.execute("SELECT count(*), coalesce(sum(length(payload)), 0) FROM native_records"
-                                       ).fetchone()
+        records = conn.execute("SELECT count(*) FROM native_records").fetchone()[0]
+        stored = conn.execute(_STORED_NATIVE).fetchone()[0]
         newest = conn.execute("SELECT records FROM codec_dictionaries ORDER BY dict_id DESC LIMIT 1").fetchone()
         if newest is not None and (newest[0] or 0) * RETRAIN_GROWTH > records:
             return
@@ -93,20 +109,25 @@ def _train_from_stored(db: Database) -> None:
         wanted = TRAIN_ROWS
         samples: list[bytes] = []
         size = 0
-        for table, key, codec, column, count in (("native_records", "transcript_id", "payload_codec", "payload",
-                                                  wanted), ("texts", "text_id", "codec", "data", wanted // 4)):
+        for table, key, columns, count in (("native_records", "transcript_id", "payload_codec, payload, payload_block",
+                                            wanted), ("texts", "text_id", "codec, data, NULL", wanted // 4)):
             picked = [k for (k,) in conn.execute(f"SELECT {key} FROM {table} ORDER BY random() LIMIT ?", (count,))]
-            for group in chunks(picked):
-                for name, value in conn.execute(f"SELECT {codec}, {column} FROM {table} WHERE {key} IN "
-                                                f"({marks(group)})", group):
+            for group in chunks(sorted(picked)):
+                for name, value, block in conn.execute(f"SELECT {columns} FROM {table} WHERE {key} IN "
+                                                       f"({marks(group)}) ORDER BY {key}", group):
                     if size < SAMPLE_BYTES:
-                        samples.append(db.codec.decode(conn, name, value).encode("utf-8"))
+                        samples.append(blocks.plain(conn, db.codec, name, value, block).encode("utf-8"))
                         size += len(samples[-1])
         db.codec.train(conn, samples, records=records, newer=newest is not None)
 
 
-def _rewrite_batch(db: Database, conn: sqlite3.Connection, table: str, key: str, pk: str, codec_column: str,
-                   columns: tuple[str, ...], after: int) -> tuple[int, int | None]:
+def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
+    newest = db.codec.newest(conn)
+    return (0, None) if newest is None else blocks.repack_batch(conn, db.codec, newest, after, BATCH_ROWS)
+
+
+def _rewrite_batch(db: Database, conn: sqlite3.Connection, after: int, *, table: str, key: str, pk: str,
+                   codec_column: str, columns: tuple[str, ...]) -> tuple[int, int | None]:
     """Rewrite the rows of up to ``BATCH_ROWS`` keys after ``after`` whose codec is not the newest."""
     newest = db.codec.newest(conn)
     if newest is None:

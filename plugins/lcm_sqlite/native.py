@@ -17,7 +17,7 @@ from lcm_framework.plugin_api.storage import (
     same_but_unlinked,
 )
 
-from . import texts
+from . import blocks, texts
 from .clock import from_us, now_us, to_us
 from .codec import MIN_BYTES
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
@@ -25,8 +25,8 @@ from .scope import Repository
 from .statements import chunks, insert_rows, marks
 
 _COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
-            "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_text_id, "
-            "payload_text_at, payload_text_quoted, payload_text_start, payload_text_length")
+            "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_block, "
+            "payload_text_id, payload_text_at, payload_text_quoted, payload_text_start, payload_text_length")
 _SELECT = (f"SELECT {_COLUMNS}, x.codec, x.data FROM native_records "
            "LEFT JOIN texts x ON x.text_id = payload_text_id")
 _INSERT_COLUMNS = _COLUMNS.removeprefix("transcript_id, ")
@@ -94,7 +94,7 @@ class SqliteNativeTranscripts(Repository):
         return NativeRecord(
             transcript_id=row[0], ingest_key=unpack_digest(row[1]), format=FormatIdentity(client, name, version),
             native_session_id=value(conn, row[3]), source_locator=value(conn, row[4]), source_ordinal=row[5],
-            payload_json=texts.rebuild_payload(conn, self._scope.db.codec, row[11], row[12], *row[14:]),
+            payload_json=texts.rebuild_payload(conn, self._scope.db.codec, *row[11:14], *row[15:]),
             content_sha256=unpack_digest(row[6]), scrubber_version=value(conn, row[7]),
             observed_at=from_us(row[8]), ingested_at=from_us(row[9]), message_id=row[10])
 
@@ -114,19 +114,23 @@ class SqliteNativeTranscripts(Repository):
                     f"SELECT message_id, text_start, text_length FROM message_parts WHERE message_id IN "
                     f"({marks(group)}) AND text_length >= {MIN_BYTES}", group):
                 spans.setdefault(mid, []).append((start, length))
-        rows = []
+        heads, rests, cut_out = [], [], []
         for r in records:
             fmt = SEPARATOR.join((r.format.client_name, r.format.format_name, r.format.format_version))
             text_id = None if r.message_id is None else shared.get(r.message_id)
             text = None if text_id is None else texts.remembered(conn, db.codec, db.recent_texts, text_id)
-            stored = texts.payload_row(conn, db.codec, r.payload_json, text_id, text,
-                                       spans.get(r.message_id, ()) if r.message_id is not None else (), db.prepared)
-            rows.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
-                         intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
-                         intern(conn, r.scrubber_version),
-                         observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)),
-                         ingested, r.message_id, *stored))
-        insert_rows(conn, f"native_records ({_INSERT_COLUMNS})", rows)
+            rest, text_columns = texts.payload_cut(r.payload_json, text_id, text, spans.get(r.message_id, ())
+                                                   if r.message_id is not None else (), db.prepared)
+            rests.append(rest)
+            cut_out.append(text_columns)
+            heads.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
+                          intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
+                          intern(conn, r.scrubber_version),
+                          observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)),
+                          ingested, r.message_id))
+        stored = blocks.store(conn, db.codec, rests, db.prepared)
+        insert_rows(conn, f"native_records ({_INSERT_COLUMNS})",
+                    [(*head, *columns, *text) for head, columns, text in zip(heads, stored, cut_out, strict=True)])
         if self._scope.db.codec.ready_to_train():
             self._scope.db.codec.train(conn)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from lcm_framework.plugin_api import StorageUnavailableError
 from lcm_framework.plugin_api.storage import FullTextTier, ProjectRef
 
-from . import compact_layout, fts, single_copy
+from . import blocks, compact_layout, fts, single_copy
 from .errors import BACKEND
 
 V1 = """
@@ -227,8 +227,9 @@ CREATE TABLE summary_vectors (
 """Version 6: the semantic lane's vectors (quantized bytes) per message and summary, and their embedder."""
 
 # Version 5 (``single_copy``): message text in ``texts``, stored once; parts as spans of it.
+# Version 7 (``blocks``): native payloads compressed in blocks of a batch's payloads.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
-    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS)
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS, blocks.MIGRATION)
 LATEST = len(MIGRATIONS)
 
 

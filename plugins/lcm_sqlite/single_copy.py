@@ -93,13 +93,16 @@ def _move_payloads(conn: sqlite3.Connection, codec: Codec, contents: dict[int, s
     for mid, start, length in conn.execute("SELECT message_id, text_start, text_length FROM message_parts "
                                            f"WHERE text_start IS NOT NULL AND message_id IN ({marks(ids)})", ids):
         spans.setdefault(mid, []).append((start, length))
+    updates = []
+    for tid, (mid, payload) in payloads.items():
+        rest, text_columns = texts.payload_cut(payload, shared[mid], contents[mid], spans.get(mid, ()))
+        name, (value,) = codec.encode_many(conn, (rest,), sample=True)
+        updates.append((name, value, *text_columns, tid))
     conn.executemany("UPDATE native_records SET payload_codec = ?, payload = ?, payload_text_id = ?, "
                      "payload_text_at = ?, payload_text_quoted = ?, payload_text_start = ?, payload_text_length = ? "
-                     "WHERE transcript_id = ?",
-                     [(*texts.payload_row(conn, codec, payload, shared[mid], contents[mid], spans.get(mid, ())), tid)
-                      for tid, (mid, payload) in payloads.items()])
+                     "WHERE transcript_id = ?", updates)
     tids = list(payloads)
-    for r in conn.execute("SELECT n.transcript_id, n.payload_codec, n.payload, n.payload_text_at, "
+    for r in conn.execute("SELECT n.transcript_id, n.payload_codec, n.payload, NULL, n.payload_text_at, "
                           "n.payload_text_quoted, n.payload_text_start, n.payload_text_length, x.codec, x.data "
                           "FROM native_records n LEFT JOIN texts x "
                           f"ON x.text_id = n.payload_text_id WHERE n.transcript_id IN ({marks(tids)})", tids):

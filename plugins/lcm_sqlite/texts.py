@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from . import blocks
 from .codec import Codec
 from .encodings import Prepared, digest, is_shared, paste
 from .statements import chunks, marks
@@ -127,23 +128,24 @@ def rebuild_part(conn: sqlite3.Connection, codec: Codec, row: StoredPart, conten
     return text, raw
 
 
-def payload_row(conn: sqlite3.Connection, codec: Codec, payload: str, text_id: int | None, text: str | None,
-                spans: Sequence[tuple[int, int]] = (), prepared: Prepared | None = None) -> tuple[Any, ...]:
-    """A native payload as stored: ``(codec, value, text_id, at, quoted, start, length)``. When it holds its
+def payload_cut(payload: str, text_id: int | None, text: str | None, spans: Sequence[tuple[int, int]] = (),
+                prepared: Prepared | None = None) -> tuple[str, tuple[Any, ...]]:
+    """A native payload as it is stored: ``(rest, (text_id, at, quoted, start, length))``. When it holds its
     message's shared text (``text_id``, ``text``), or one of the ``spans`` of it (its parts' texts), that
-    piece is cut out (``start``/``length`` None: the whole text)."""
+    piece is cut out of ``rest`` (``start``/``length`` None: the whole text)."""
     shared = text if text_id is not None else None
-    name, value, at, quoted, start, length = (prepared or Prepared()).payload(conn, codec, payload, shared, spans)
-    return name, value, None if at is None else text_id, at, quoted, start, length
+    rest, at, quoted, start, length = (prepared or Prepared()).payload(payload, shared, spans)
+    return rest, (None if at is None else text_id, at, quoted, start, length)
 
 
-def rebuild_payload(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, at: int | None,
-                    quoted: int | None, start: int | None, length: int | None, text_codec: str | None,
-                    text_data: Any) -> str:
-    """The exact payload ``payload_row`` stored (``text_codec``/``text_data``: its ``texts`` row)."""
-    rest = codec.decode(conn, name, value)
+def rebuild_payload(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, block: int | None,
+                    at: int | None, quoted: int | None, start: int | None, length: int | None,
+                    text_codec: str | None, text_data: Any) -> str:
+    """The exact payload ``payload_cut`` took apart (``name``/``value``/``block``: how its rest is stored,
+    ``text_codec``/``text_data``: its ``texts`` row)."""
+    rest = blocks.plain(conn, codec, name, value, block)
     if at is None:
-        return str(rest)
+        return rest
     text = codec.decode(conn, text_codec, text_data)
     if start is not None and length is not None:
         text = text[start:start + length]

@@ -139,10 +139,13 @@ def test_vacuum_compresses_the_migrated_rows_and_reads_back_the_same(tmp_path: P
     assert report.bytes_after < report.bytes_before
     raw = sqlite3.connect(path)
     try:
-        used = {name for table, column in (("native_records", "payload_codec"), ("texts", "codec"),
-                                           ("message_parts", "codec"))
+        used = {name for table, column in (("native_blocks", "codec"), ("texts", "codec"), ("message_parts", "codec"))
                 for (name,) in raw.execute(f"SELECT DISTINCT {column} FROM {table}")}
         assert used - {None} == ({"zstd:1"} if own_dictionary else {codec.SHIPPED})
+        native = dict(raw.execute("SELECT payload_codec, count(*) FROM native_records GROUP BY 1"))
+        assert set(native) <= {None, codec.BLOCK} and native[codec.BLOCK] > 100  # every compressed row in a block
+        assert raw.execute("SELECT count(*) FROM native_blocks WHERE block_id NOT IN (SELECT payload_block "
+                           "FROM native_records WHERE payload_block IS NOT NULL)").fetchone()[0] == 0
         assert raw.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental from now on
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
