@@ -7,7 +7,7 @@ at most ``MAX_BYTES`` characters (``native_blocks``: one frame, compressed with 
 and each row keeps ``payload_codec = 'block'``, its block (``payload_block``) and its byte span in the
 block's plain bytes (``payload``, ``codec.REF``). A batch with fewer than ``MIN_VALUES`` of them (a hook
 appending a record or two) compresses each row alone, as before; ``lcm vacuum`` packs those rows, and
-the rows of blocks written with an older codec, into new blocks (``repack_batch``) and deletes the
+the rows of blocks written with an older codec, into new blocks (``maintenance``) and deletes the
 blocks no row refers to (``forget_unreferenced``). Reading a row decompresses its block once per
 connection while it stays among the recently read (``Codec.block_value``).
 """
@@ -52,20 +52,17 @@ def groups(values: Sequence[str]) -> list[list[int]]:
     return out
 
 
-def store(conn: sqlite3.Connection, codec: Codec, values: Sequence[str], prepared: Prepared | None = None
-          ) -> list[StoredPayload]:
+def store(conn: sqlite3.Connection, codec: Codec, values: Sequence[str], prepared: Prepared) -> list[StoredPayload]:
     """Each payload's stored columns, inserting the blocks they go into (``prepared`` may hold them
     compressed): short ones stay plain, the rest in blocks or, in groups too small, alone."""
     out: list[StoredPayload] = [(None, value, None) for value in values]
     for group in groups(values):
         if len(group) < MIN_VALUES:
             for index in group:
-                name, (data,) = codec.encode_many(conn, (values[index],), sample=True)
+                name, data = prepared.alone(conn, codec, values[index])
                 out[index] = (name, data, None)
             continue
-        chosen = [values[index] for index in group]
-        name, data, refs = (codec.encode_block(conn, chosen) if prepared is None
-                            else prepared.block(conn, codec, chosen))
+        name, data, refs = prepared.block(conn, codec, [values[index] for index in group])
         block_id = conn.execute("INSERT INTO native_blocks (codec, data) VALUES (?, ?)", (name, data)).lastrowid
         for index, ref in zip(group, refs, strict=True):
             out[index] = (BLOCK, ref, block_id)
@@ -75,25 +72,6 @@ def store(conn: sqlite3.Connection, codec: Codec, values: Sequence[str], prepare
 def plain(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, block: int | None) -> str:
     """A stored payload's plain text, whichever way ``store`` kept it."""
     return codec.block_value(conn, block, value) if block is not None else str(codec.decode(conn, name, value))
-
-
-def repack_batch(conn: sqlite3.Connection, codec: Codec, newest: str, after: int, limit: int
-                 ) -> tuple[int, int | None]:
-    """Store again, in blocks of the ``newest`` codec, up to ``limit`` native records after transcript id
-    ``after`` that are compressed alone or in a block of an older codec: ``(rows rewritten, the last id
-    looked at, or None when there are no more)``."""
-    rows = conn.execute(
-        "SELECT transcript_id, payload_codec, payload, payload_block FROM native_records WHERE transcript_id > ? "
-        "AND (payload_block IN (SELECT block_id FROM native_blocks WHERE codec != ?) OR payload_block IS NULL "
-        f"AND (payload_codec IS NOT NULL OR length(payload) >= {MIN_BYTES})) ORDER BY transcript_id LIMIT ?",
-        (after, newest, limit)).fetchall()
-    if not rows:
-        return 0, None
-    stored = store(conn, codec, [plain(conn, codec, *row[1:]) for row in rows])
-    changed = [(*new, row[0]) for row, new in zip(rows, stored, strict=True) if new[0] != row[1] or new[2] is not None]
-    conn.executemany("UPDATE native_records SET payload_codec = ?, payload = ?, payload_block = ? "
-                     "WHERE transcript_id = ?", changed)
-    return len(changed), (rows[-1][0] if len(rows) == limit else None)
 
 
 def forget_unreferenced(conn: sqlite3.Connection) -> int:

@@ -15,15 +15,16 @@ A row's codec column says how its value is stored:
 * ``block``: a native payload stored in a block of its batch's payloads (``blocks.py``): the row holds its
   byte span ``REF`` of the block's plain bytes, the block (``native_blocks``) one of the codecs above.
 
-A project trains its own dictionary from the first ``TRAIN_BYTES`` of native payloads one connection
-stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``, once the project stores at least
-``VACUUM_TRAIN_BYTES``: a 112 KiB dictionary makes a smaller project bigger): transcript records of one
-project share most of their keys and phrases, so it takes records to about 0.15 of their size. The first
-payloads of an import all come from its first sessions, so ``lcm vacuum`` trains a newer dictionary from
+A project trains its own dictionary from the first ``TRAIN_BYTES`` of native payloads and message texts
+one connection stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``, once the project
+stores at least ``VACUUM_TRAIN_BYTES``: a 112 KiB dictionary makes a smaller project bigger). The first
+values of an import all come from its first sessions, so ``lcm vacuum`` trains a newer dictionary from
 ``TRAIN_ROWS`` rows drawn from the whole project whenever the project has grown ``RETRAIN_GROWTH`` times
-since the last one (which more than halves native payloads on the benchmark corpora), and rewrites the
-rows with it. Digests, ingest keys and compare-and-swap checks are computed over the plain text by the
-callers; only the stored bytes change.
+since the last one, and rewrites the rows with it. A trained dictionary is kept only when it compresses
+every ``HOLDOUT``-th sample, left out of its training, at most ``1 - MIN_GAIN`` of what the codec in use
+makes of them (one trained from few or too varied samples can do worse than the shipped one). Digests,
+ingest keys and compare-and-swap checks are computed over the plain text by the callers; only the stored
+bytes change.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ RETRAIN_GROWTH = 2
 SAMPLE_BYTES = 8 * 2**20
 """At most this much of the sampled values is kept in memory for training."""
 MIN_TRAIN_SAMPLES = 100
+HOLDOUT = 10
+MIN_GAIN = 0.1
 VACUUM_TRAIN_BYTES = 128 * 1024
 """Stored (compressed) payload bytes a project needs before ``lcm vacuum`` trains it a dictionary."""
 SHIPPED = "zstd:shipped-1"
@@ -105,6 +108,7 @@ class Codec:
         self._readers: dict[str, Any] = {}
         self._loaded = False
         self._blocks: OrderedDict[int, bytes] = OrderedDict()
+        self._declined = False
 
     def encode_many(self, conn: sqlite3.Connection, values: Sequence[str | None], *,
                     sample: bool = False) -> tuple[str | None, list[Any]]:
@@ -121,17 +125,15 @@ class Codec:
         self._load(conn)
         if self._writer is not None:
             return self._writer
-        if self._shipped is None:
-            self._shipped = zstandard.ZstdCompressor(level=LEVEL, dict_data=shipped_dictionary())
-        return SHIPPED, self._sampling if sample else self._shipped.compress
+        return SHIPPED, self._sampling if sample else self._shipped_compressor().compress
 
     def _sampling(self, data: bytes) -> bytes:
         """Compress with the shipped dictionary, keeping the value as a training sample until there are enough."""
         self._sample(data)
-        return bytes(self._shipped.compress(data))
+        return bytes(self._shipped_compressor().compress(data))
 
     def _sample(self, data: bytes) -> None:
-        if self._samples_bytes < SAMPLE_BYTES:
+        if self._samples_bytes < SAMPLE_BYTES and not self._declined:
             self._samples.append(data)
             self._samples_bytes += len(data)
 
@@ -177,14 +179,30 @@ class Codec:
             return False
         self._samples, self._samples_bytes = [], 0
         if newer or conn.execute("SELECT 1 FROM codec_dictionaries LIMIT 1").fetchone() is None:
+            held = chosen[::HOLDOUT]
             try:
-                trained = zstandard.train_dictionary(DICTIONARY_BYTES, list[Any](chosen), level=LEVEL)
+                fit = [sample for n, sample in enumerate(chosen) if n % HOLDOUT]
+                trained = zstandard.train_dictionary(DICTIONARY_BYTES, list[Any](fit), level=LEVEL)
             except zstandard.ZstdError:
                 return False  # too little variety to train from: keep compressing without a dictionary
+            if not self._gains(conn, trained, held):
+                self._declined = True  # this connection samples and trains no more
+                return False
             conn.execute("INSERT INTO codec_dictionaries (codec, dictionary, records) VALUES ('zstd', ?, ?)",
                          (trained.as_bytes(), records))
         self._load(conn, again=True)
         return True
+
+    def _gains(self, conn: sqlite3.Connection, trained: Any, held: Sequence[bytes]) -> bool:
+        """Whether ``trained`` compresses the held-out samples enough better than the codec in use."""
+        current = self._compressor(conn, False)[1]
+        candidate = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained).compress
+        return sum(len(candidate(s)) for s in held) <= (1 - MIN_GAIN) * sum(len(current(s)) for s in held)
+
+    def _shipped_compressor(self) -> Any:
+        if self._shipped is None:
+            self._shipped = zstandard.ZstdCompressor(level=LEVEL, dict_data=shipped_dictionary())
+        return self._shipped
 
     def refresh(self, conn: sqlite3.Connection) -> None:
         """While this connection has no dictionary to write with, use one another connection trained since

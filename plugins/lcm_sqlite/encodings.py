@@ -94,7 +94,7 @@ class Prepared:
     only the same inputs (a text equal to the prepared one by value counts), anything else is encoded
     when asked for."""
 
-    __slots__ = ("_blocks", "_digests", "_parts", "_payloads", "_texts")
+    __slots__ = ("_alone", "_blocks", "_digests", "_parts", "_payloads", "_texts")
 
     def __init__(self) -> None:
         self._digests: dict[int, tuple[str, bytes]] = {}
@@ -102,6 +102,7 @@ class Prepared:
         self._parts: dict[tuple[int, int, int], tuple[str, str | None, str | None, PartTail]] = {}
         self._payloads: dict[int, tuple[str, str | None, tuple[tuple[int, int], ...], PayloadCut]] = {}
         self._blocks: dict[tuple[int, ...], tuple[list[str], tuple[str, bytes, list[bytes]]]] = {}
+        self._alone: dict[int, tuple[str, tuple[str | None, Any]]] = {}
 
     def prepare(self, conn: sqlite3.Connection, codec: Codec, messages: Iterable[NewMessage],
                 payloads: Iterable[tuple[str, NewMessage | None]]) -> None:
@@ -124,6 +125,9 @@ class Prepared:
         for group in blocks.groups(rests):
             if len(group) >= blocks.MIN_VALUES:
                 self.block(conn, codec, [rests[index] for index in group])
+            else:
+                for index in group:
+                    self.alone(conn, codec, rests[index])
 
     def _stored(self, conn: sqlite3.Connection, texts: Sequence[str]) -> set[bytes]:
         """The digests of those ``texts`` the project already stores (they will not be compressed again)."""
@@ -147,7 +151,7 @@ class Prepared:
         key = self.digest(text)
         found = self._texts.get(key)
         if found is None:
-            name, (data,) = codec.encode_many(conn, [text])
+            name, (data,) = codec.encode_many(conn, [text], sample=True)
             found = self._texts[key] = (name, data)
         return found
 
@@ -182,3 +186,12 @@ class Prepared:
         found = codec.encode_block(conn, values)
         self._blocks[key] = (list(values), found)
         return found
+
+    def alone(self, conn: sqlite3.Connection, codec: Codec, value: str) -> tuple[str | None, Any]:
+        """A native payload's rest compressed on its own (a batch with too few for a block)."""
+        hit = self._alone.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        name, (data,) = codec.encode_many(conn, (value,), sample=True)
+        self._alone[id(value)] = (value, (name, data))
+        return name, data

@@ -4,7 +4,7 @@
 enough to gain from one) or has grown enough since (``codec.py``), rewrites payloads stored plain, without
 a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
 (each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads into
-blocks (``blocks.repack_batch``), deleting the blocks left without rows; then gives free pages
+blocks (``_repack``), deleting the blocks left without rows; then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
 also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
 to the outbox meanwhile).
@@ -20,8 +20,9 @@ from pathlib import Path
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from . import blocks
-from .codec import RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES
+from .codec import MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES, Codec
 from .connection import Database
+from .encodings import Prepared
 from .statements import chunks, marks
 
 BATCH_ROWS = 500
@@ -123,7 +124,25 @@ def _train_from_stored(db: Database) -> None:
 
 def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
     newest = db.codec.newest(conn)
-    return (0, None) if newest is None else blocks.repack_batch(conn, db.codec, newest, after, BATCH_ROWS)
+    return (0, None) if newest is None else _repack(conn, db.codec, newest, after)
+
+
+def _repack(conn: sqlite3.Connection, codec: Codec, newest: str, after: int) -> tuple[int, int | None]:
+    """Store again, in blocks of the ``newest`` codec, up to ``BATCH_ROWS`` native records after transcript id
+    ``after`` that are compressed alone or in a block of an older codec: ``(rows rewritten, the last id
+    looked at, or None when there are no more)``."""
+    rows = conn.execute(
+        "SELECT transcript_id, payload_codec, payload, payload_block FROM native_records WHERE transcript_id > ? "
+        "AND (payload_block IN (SELECT block_id FROM native_blocks WHERE codec != ?) OR payload_block IS NULL "
+        f"AND (payload_codec IS NOT NULL OR length(payload) >= {MIN_BYTES})) ORDER BY transcript_id LIMIT ?",
+        (after, newest, BATCH_ROWS)).fetchall()
+    if not rows:
+        return 0, None
+    stored = blocks.store(conn, codec, [blocks.plain(conn, codec, *row[1:]) for row in rows], Prepared())
+    changed = [(*new, row[0]) for row, new in zip(rows, stored, strict=True) if new[0] != row[1] or new[2] is not None]
+    conn.executemany("UPDATE native_records SET payload_codec = ?, payload = ?, payload_block = ? "
+                     "WHERE transcript_id = ?", changed)
+    return len(changed), (rows[-1][0] if len(rows) == BATCH_ROWS else None)
 
 
 def _rewrite_batch(db: Database, conn: sqlite3.Connection, after: int, *, table: str, key: str, pk: str,

@@ -8,6 +8,7 @@ import random
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lcm_sqlite import codec
@@ -218,3 +219,33 @@ def test_a_changed_or_missing_shipped_dictionary_is_a_typed_error(tmp_path: Path
         assert raised.value.code == "codec_dictionary"
     finally:
         codec.shipped_dictionary.cache_clear()
+
+
+def test_a_dictionary_that_does_not_beat_the_codec_in_use_on_held_out_samples_is_not_kept(
+        make_factory: MakeFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records whose text shares nothing from one to the next (random bytes as hex): a trained dictionary
+    compresses the held-out ones no better than the shipped one, so none is stored, and the import goes
+    on with the shipped dictionary without training again."""
+    monkeypatch.setattr(codec, "TRAIN_BYTES", 50_000)
+    rng = random.Random(9)
+    records = [NativeRecordInput(f"{n:064x}", FMT, "session-1", "proj/a.jsonl", n,
+                                 json.dumps({"n": n, "blob": rng.randbytes(300).hex()}), f"{n + 7:064x}",
+                                 "lcm-scrub/1:" + "ab" * 32, NOW) for n in range(600)]
+    trained: list[bool] = []
+    real = codec.Codec.train
+
+    def counted(self: codec.Codec, *args: Any, **kwargs: Any) -> bool:
+        trained.append(real(self, *args, **kwargs))
+        return trained[-1]
+
+    monkeypatch.setattr(codec.Codec, "train", counted)
+    storage = make_factory().open_project(ref())
+    cp = None
+    for start in range(0, 600, 100):
+        cp = storage.native_transcripts.ingest_batch(records[start:start + 100], source_key="src", expected=cp,
+                                                     new_checkpoint=_cp(start + 99)).checkpoint
+    assert trained == [False] and _dictionaries(tmp_path) == 0
+    assert _codecs(tmp_path) == {codec.SHIPPED: 600}
+    assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
+        [r.payload_json for r in records]
+    storage.close()

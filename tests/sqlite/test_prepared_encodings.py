@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,32 @@ def test_prepared_and_unprepared_imports_store_the_same_bytes(make_factory: Make
     assert with_rows == without_rows
     cut_out = [r["payload_text_at"] is not None for r in with_rows["native_records"]]
     assert with_rows["texts"] and cut_out == [True, True, False]  # the shared texts left the payloads
+
+
+
+@pytest.mark.parametrize("size", [12, 2])
+def test_a_prepared_batch_is_compressed_before_the_transaction(make_factory: MakeFactory,
+                                                               monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """A batch large enough for a block of native payloads, and one too small for a block: after
+    ``prepare_writes`` the transaction compresses nothing."""
+    from lcm_sqlite.codec import Codec
+
+    calls = {"encode_block": 0, "encode_many": 0}
+    for name in calls:
+        real = getattr(Codec, name)
+
+        def counted(self: Codec, *args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls[_name] += 1
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(Codec, name, counted)
+    extra = ', "requestId": "req_' + "0123456789abcdef" * 6 + '", "n": '
+    batch = [(dataclasses.replace(m, seq=n), p.replace('"n": ', f'"seq": {n}{extra}'))
+             for n, (m, p) in enumerate((_batch() * 4)[:size])]
+    project = make_factory().open_project(ref(f"blocks-{size}"))
+    project.prepare_writes([m for m, _p in batch], [(p, m) for m, p in batch])
+    assert calls["encode_block"] == (1 if size >= 4 else 0)
+    before = dict(calls)
+    _write(project, batch, prepare=False)
+    assert calls == before
+    project.close()
