@@ -141,11 +141,19 @@ def build_app(service: DaemonService, token: str, *, consume_outbox: bool = True
     return Guard(app, token)
 
 
+LISTEN_BACKLOG = 2048
+"""uvicorn's default: the server listens again with it when it starts serving the socket."""
+
+
 def bind_loopback(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:``port`` (0: any free port). It listens before it is returned, so
+    an address announced as soon as it is bound already accepts connections: they wait in the backlog
+    until the server's loop starts (a connection before ``listen`` would be refused)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))
+        sock.listen(LISTEN_BACKLOG)
     except OSError as exc:
         sock.close()
         reason = exc.strerror or str(exc)
