@@ -75,6 +75,6 @@ def plain(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, 
 
 
 def forget_unreferenced(conn: sqlite3.Connection) -> int:
-    """Delete the blocks no native record refers to any more (``repack_batch`` moved their rows)."""
+    """Delete the blocks no native record refers to any more (``lcm vacuum`` moved their rows)."""
     return conn.execute("DELETE FROM native_blocks WHERE block_id NOT IN "
                         "(SELECT payload_block FROM native_records WHERE payload_block IS NOT NULL)").rowcount

@@ -4,7 +4,7 @@
 enough to gain from one) or has grown enough since (``codec.py``), rewrites payloads stored plain, without
 a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
 (each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads into
-blocks (``_repack``), deleting the blocks left without rows; then gives free pages
+blocks (``_repack_batch``), deleting the blocks left without rows; then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
 also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
 to the outbox meanwhile).
@@ -20,7 +20,7 @@ from pathlib import Path
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from . import blocks
-from .codec import MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES, Codec
+from .codec import MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES
 from .connection import Database
 from .encodings import Prepared
 from .statements import chunks, marks
@@ -123,14 +123,13 @@ def _train_from_stored(db: Database) -> None:
 
 
 def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
-    newest = db.codec.newest(conn)
-    return (0, None) if newest is None else _repack(conn, db.codec, newest, after)
-
-
-def _repack(conn: sqlite3.Connection, codec: Codec, newest: str, after: int) -> tuple[int, int | None]:
-    """Store again, in blocks of the ``newest`` codec, up to ``BATCH_ROWS`` native records after transcript id
-    ``after`` that are compressed alone or in a block of an older codec: ``(rows rewritten, the last id
-    looked at, or None when there are no more)``."""
+    """Store again, in blocks of the project's newest codec, up to ``BATCH_ROWS`` native records after
+    transcript id ``after`` that are compressed alone or in a block of an older codec: ``(rows rewritten,
+    the last id looked at, or None when there are no more)``."""
+    codec = db.codec
+    newest = codec.newest(conn)
+    if newest is None:
+        return 0, None
     rows = conn.execute(
         "SELECT transcript_id, payload_codec, payload, payload_block FROM native_records WHERE transcript_id > ? "
         "AND (payload_block IN (SELECT block_id FROM native_blocks WHERE codec != ?) OR payload_block IS NULL "
