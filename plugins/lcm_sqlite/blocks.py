@@ -1,15 +1,19 @@
-"""Native payloads compressed in blocks, one or more per write batch (schema version 7).
+"""Native payloads (schema version 7) and message texts (version 8) compressed in blocks of a write batch.
 
-A native record's payload compressed alone leaves zstd little to refer back to: on a small project the
-rows averaged 531 stored bytes, and the same payloads compressed a batch (100 records) at a time took
-0.58 of that. So the payloads a batch stores that are at least ``codec.MIN_BYTES`` long go into blocks of
-at most ``MAX_BYTES`` characters (``native_blocks``: one frame, compressed with the project's codec),
-and each row keeps ``payload_codec = 'block'``, its block (``payload_block``) and its byte span in the
-block's plain bytes (``payload``, ``codec.REF``). A batch with fewer than ``MIN_VALUES`` of them (a hook
-appending a record or two) compresses each row alone, as before; ``lcm vacuum`` packs those rows, and
-the rows of blocks written with an older codec, into new blocks (``maintenance``) and deletes the
-blocks no row refers to (``forget_unreferenced``). Reading a row decompresses its block once per
-connection while it stays among the recently read (``Codec.block_value``).
+A value compressed alone leaves zstd little to refer back to: on a small project native payloads
+averaged 531 stored bytes, and the same payloads compressed a batch (100 records) at a time took 0.58
+of that; a text compressed alone also wastes the rest of its last page (on 5.8 MB of rewritten
+sessions ``texts`` took 0.95 MB of pages for 0.72 MB of compressed data). So the native payloads a
+batch stores, and the new texts of a batch prepared ahead of its transaction (``encodings.Prepared``),
+that are at least ``codec.MIN_BYTES`` long go into blocks of at most ``MAX_BYTES`` characters (table
+``blocks``: one frame, compressed with the project's codec). A native record keeps ``payload_codec =
+'block'``, its block (``payload_block``) and its byte span in the block's plain bytes (``payload``,
+``codec.REF``); a text keeps ``codec = 'block'`` and ``codec.TEXT_REF`` (block id and span) as its
+``data``. Fewer than ``MIN_VALUES`` of them (a hook appending a record or two) are compressed each alone,
+as before; ``lcm vacuum`` packs those rows, and the rows of blocks written with an older codec, into new
+blocks (``maintenance``) and deletes the blocks no row refers to (``forget_unreferenced``). A deleted
+message's text stays in its block until no row refers to the block. Reading a row decompresses its
+block once per connection while it stays among the recently read (``Codec.block_value``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .codec import BLOCK, MIN_BYTES, Codec
+from .codec import BLOCK, MIN_BYTES, REF, TEXT_REF, Codec
 
 if TYPE_CHECKING:
     from .encodings import Prepared
@@ -28,6 +32,8 @@ CREATE TABLE native_blocks (block_id INTEGER PRIMARY KEY AUTOINCREMENT, codec TE
 ALTER TABLE native_records ADD COLUMN payload_block INTEGER;
 """
 """``AUTOINCREMENT``: a block id is never reused, so a connection's cached block stays that block."""
+TEXTS_MIGRATION = "ALTER TABLE native_blocks RENAME TO blocks"
+"""Version 8: the blocks hold message texts too (a text's block is in its ``data``: no column to add)."""
 MIN_VALUES = 4
 MAX_BYTES = 256 * 1024
 """Plain characters per block at most: reading one record decompresses its whole block."""
@@ -63,10 +69,28 @@ def store(conn: sqlite3.Connection, codec: Codec, values: Sequence[str], prepare
                 out[index] = (name, data, None)
             continue
         name, data, refs = prepared.block(conn, codec, [values[index] for index in group])
-        block_id = conn.execute("INSERT INTO native_blocks (codec, data) VALUES (?, ?)", (name, data)).lastrowid
+        block_id = insert(conn, name, data)
         for index, ref in zip(group, refs, strict=True):
             out[index] = (BLOCK, ref, block_id)
     return out
+
+
+def insert(conn: sqlite3.Connection, name: str, data: bytes) -> int:
+    """Store a compressed block; its new id."""
+    block_id = conn.execute("INSERT INTO blocks (codec, data) VALUES (?, ?)", (name, data)).lastrowid
+    assert block_id is not None
+    return block_id
+
+
+def as_text(stored: StoredPayload) -> tuple[str | None, Any]:
+    """A value ``store`` kept, as a ``texts`` row's ``(codec, data)`` (the block goes into the data)."""
+    name, value, block = stored
+    return (name, value) if block is None else (BLOCK, text_ref(block, value))
+
+
+def text_ref(block_id: int, ref: bytes) -> bytes:
+    """A ``texts`` row's ``data`` for the span ``ref`` of block ``block_id``."""
+    return TEXT_REF.pack(block_id, *REF.unpack(ref))
 
 
 def plain(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, block: int | None) -> str:
@@ -74,7 +98,16 @@ def plain(conn: sqlite3.Connection, codec: Codec, name: str | None, value: Any, 
     return codec.block_value(conn, block, value) if block is not None else str(codec.decode(conn, name, value))
 
 
+def text_blocks(conn: sqlite3.Connection) -> set[int]:
+    """The blocks ``texts`` rows refer to."""
+    return {TEXT_REF.unpack(data)[0] for (data,) in conn.execute("SELECT data FROM texts WHERE codec = ?", (BLOCK,))}
+
+
 def forget_unreferenced(conn: sqlite3.Connection) -> int:
-    """Delete the blocks no native record refers to any more (``lcm vacuum`` moved their rows)."""
-    return conn.execute("DELETE FROM native_blocks WHERE block_id NOT IN "
-                        "(SELECT payload_block FROM native_records WHERE payload_block IS NOT NULL)").rowcount
+    """Delete the blocks no native record or text refers to any more (``lcm vacuum`` moved their rows)."""
+    texts = text_blocks(conn)
+    unused = [block_id for (block_id,) in conn.execute(
+        "SELECT block_id FROM blocks WHERE block_id NOT IN "
+        "(SELECT payload_block FROM native_records WHERE payload_block IS NOT NULL)") if block_id not in texts]
+    conn.executemany("DELETE FROM blocks WHERE block_id = ?", [(block_id,) for block_id in unused])
+    return len(unused)

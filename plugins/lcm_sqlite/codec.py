@@ -12,8 +12,9 @@ A row's codec column says how its value is stored:
   payloads go from 0.49 of their size (zstd alone) to 0.34. The file never changes (rows name it); a better
   one would ship under a new name beside it;
 * ``zlib``: stdlib zlib, written only where the ``zstandard`` package is missing;
-* ``block``: a native payload stored in a block of its batch's payloads (``blocks.py``): the row holds its
-  byte span ``REF`` of the block's plain bytes, the block (``native_blocks``) one of the codecs above.
+* ``block``: a value stored in a block of its batch's values (``blocks.py``), the block (table ``blocks``)
+  compressed with one of the codecs above. A native record holds its byte span ``REF`` of the block's plain
+  bytes (the block in ``payload_block``); a ``texts`` row holds ``TEXT_REF``, the block's id and that span.
 
 A project trains its own dictionary from the first ``TRAIN_BYTES`` of native payloads and message texts
 one connection stored (an import) or from ``TRAIN_ROWS`` stored rows (``lcm vacuum``, once the project
@@ -74,6 +75,8 @@ SHIPPED_SHA256 = "0415f11fe0605dd737bbbe51fb394312296d89e4a3561ca3a0806ce2ce0a65
 BLOCK = "block"
 REF = struct.Struct("<II")
 """A block row's ``payload``: the ``(start, length)`` of its UTF-8 bytes in its block's plain bytes."""
+TEXT_REF = struct.Struct("<qII")
+"""A block ``texts`` row's ``data``: ``(block_id, start, length)``."""
 CACHED_BLOCKS = 8
 """Decoded blocks a connection keeps (the most recently read): reading a batch's records one by one
 decompresses their block once."""
@@ -154,11 +157,15 @@ class Codec:
     def block_value(self, conn: sqlite3.Connection, block_id: int, ref: bytes) -> str:
         """The plain text a block row refers to (its block read and decompressed once while it is recent;
         block ids are never reused, so a cached block is the same in every process)."""
+        start, length = REF.unpack(ref)
+        return self._block_slice(conn, block_id, start, length).decode("utf-8")
+
+    def _block_slice(self, conn: sqlite3.Connection, block_id: int, start: int, length: int) -> bytes:
         plain = self._blocks.get(block_id)
         if plain is None:
-            row = conn.execute("SELECT codec, data FROM native_blocks WHERE block_id = ?", (block_id,)).fetchone()
+            row = conn.execute("SELECT codec, data FROM blocks WHERE block_id = ?", (block_id,)).fetchone()
             if row is None:
-                raise StorageUnavailableError(f"native payload block {block_id} is missing: the database is damaged",
+                raise StorageUnavailableError(f"compressed block {block_id} is missing: the database is damaged",
                                               backend=BACKEND, domain="codec", code="block_missing")
             plain = self._plain_bytes(conn, row[0], row[1])
             self._blocks[block_id] = plain
@@ -166,8 +173,7 @@ class Codec:
                 self._blocks.popitem(last=False)
         else:
             self._blocks.move_to_end(block_id)
-        start, length = REF.unpack(ref)
-        return plain[start:start + length].decode("utf-8")
+        return plain[start:start + length]
 
     def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = (), *, records: int = 0,
               newer: bool = False) -> bool:
@@ -239,7 +245,7 @@ class Codec:
         if codec is None:
             return len(value.encode("utf-8")) if isinstance(value, str) else len(value)
         if codec == BLOCK:
-            return int(REF.unpack(value)[1])
+            return int(REF.unpack_from(value, len(value) - REF.size)[1])  # REF, or TEXT_REF ending in one
         if codec.startswith("zstd") and zstandard is not None:
             size = zstandard.frame_content_size(value)
             if size >= 0:
@@ -256,7 +262,9 @@ class Codec:
         if codec == "zlib":
             return zlib.decompress(value)
         if codec == BLOCK:
-            raise ValueError("a block row is read with block_value, from its block")
+            if len(value) != TEXT_REF.size:
+                raise ValueError("a native record's block row is read with block_value, from its block")
+            return self._block_slice(conn, *TEXT_REF.unpack(value))
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
         if codec in ("zstd", SHIPPED):

@@ -102,8 +102,23 @@ class Database:
         self.strings = StringTable()
         self.recent_texts: dict[int, str] = {}
         self.prepared = Prepared()
-        conn.create_function("lcm_text", 2, lambda name, data: self.codec.decode(conn, name, data),
-                             deterministic=True)
+        self._function_error: StorageError | None = None
+        conn.create_function("lcm_text", 2, lambda name, data: self._text(conn, name, data), deterministic=True)
+
+    def _text(self, conn: sqlite3.Connection, name: str | None, data: str | bytes | None) -> str | bytes | None:
+        """``lcm_text``: a stored text decoded. SQLite reports a function's exception as a bare driver error,
+        so a typed one (a missing block, an altered dictionary) is kept for ``_translate`` to raise."""
+        try:
+            decoded: str | bytes | None = self.codec.decode(conn, name, data)
+            return decoded
+        except StorageError as exc:
+            self._function_error = exc
+            raise
+
+    def _translate(self, exc: sqlite3.Error, domain: str) -> StorageError:
+        """The error to raise for a driver error: the typed one an SQL function raised, else translated."""
+        found, self._function_error = self._function_error, None
+        return found if found is not None else translate(exc, domain, self.project_id)
 
     @property
     def closed(self) -> bool:
@@ -142,7 +157,7 @@ class Database:
                 conn.execute(f"RELEASE {name}" if nested else "COMMIT")
             except sqlite3.Error as exc:
                 self._abort_quietly(conn, nested)
-                raise translate(exc, domain, self.project_id) from None
+                raise self._translate(exc, domain) from None
             finally:
                 self._depth -= 1
 
@@ -206,7 +221,7 @@ class Database:
                     except sqlite3.Error:
                         pass
                 if isinstance(exc, sqlite3.Error):
-                    raise translate(exc, "transaction", self.project_id) from None
+                    raise self._translate(exc, "transaction") from None
                 if isinstance(exc, LcmError) or not isinstance(exc, Exception):
                     raise
                 raise StorageError(f"the transaction was rolled back after {type(exc).__name__}",
@@ -239,7 +254,7 @@ class Database:
                 return fn(conn)
             except sqlite3.Error as exc:
                 self._abort_quietly(conn, False)
-                raise translate(exc, domain, self.project_id) from None
+                raise self._translate(exc, domain) from None
 
     def close(self) -> None:
         with self._lock:

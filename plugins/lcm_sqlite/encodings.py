@@ -1,7 +1,8 @@
 """How message texts, parts and native payloads are encoded for storage, and encodings made in advance.
 
 Each encoding is a pure function of the values it is given and of a codec every connection can read (a
-trained dictionary is never deleted): a text's SHA-256 and compressed form; a part's span of its
+trained dictionary is never deleted): a text's SHA-256 and compressed form (the new texts of a prepared
+batch compressed in blocks, inserted when the first of them is stored); a part's span of its
 message's content and its raw JSON with that text cut out; a native payload with its message's shared
 text (or a part's span of it) cut out, and the batch's payloads compressed in blocks (``blocks.py``).
 ``SqliteProjectStorage.prepare_writes`` computes them for the next batch before ``BEGIN IMMEDIATE``, so
@@ -21,7 +22,7 @@ from typing import Any
 from lcm_framework.plugin_api.formats import NewMessage
 
 from . import blocks
-from .codec import MIN_BYTES, Codec
+from .codec import BLOCK, MIN_BYTES, Codec
 from .statements import chunks, marks
 
 PartTail = tuple[Any, ...]
@@ -94,7 +95,7 @@ class Prepared:
     only the same inputs (a text equal to the prepared one by value counts), anything else is encoded
     when asked for."""
 
-    __slots__ = ("_alone", "_blocks", "_digests", "_parts", "_payloads", "_texts")
+    __slots__ = ("_alone", "_blocks", "_digests", "_parts", "_payloads", "_text_blocks", "_texts", "_texts_in")
 
     def __init__(self) -> None:
         self._digests: dict[int, tuple[str, bytes]] = {}
@@ -103,6 +104,10 @@ class Prepared:
         self._payloads: dict[int, tuple[str, str | None, tuple[tuple[int, int], ...], PayloadCut]] = {}
         self._blocks: dict[tuple[int, ...], tuple[list[str], tuple[str, bytes, list[bytes]]]] = {}
         self._alone: dict[int, tuple[str, tuple[str | None, Any]]] = {}
+        self._text_blocks: list[list[Any]] = []
+        """Each prepared block of texts: ``[codec, data, block id once inserted]``."""
+        self._texts_in: dict[bytes, tuple[int, bytes]] = {}
+        """A prepared text's digest: its block (index in ``_text_blocks``) and span there (``codec.REF``)."""
 
     def prepare(self, conn: sqlite3.Connection, codec: Codec, messages: Iterable[NewMessage],
                 payloads: Iterable[tuple[str, NewMessage | None]]) -> None:
@@ -111,10 +116,11 @@ class Prepared:
         messages = list(messages)
         stored = self._stored(conn, [m.content for m in messages if is_shared(m.content)])
         spans: dict[int, tuple[tuple[int, int], ...]] = {}
+        new: dict[bytes, str] = {}
         for message in messages:
             content = message.content
             if is_shared(content) and self.digest(content) not in stored:
-                self.encoded(conn, codec, content)
+                new.setdefault(self.digest(content), content)
             found = [self.part(conn, codec, content, part.text, part.raw_json) for part in message.parts]
             spans[id(message)] = tuple((tail[0], tail[1]) for tail in found
                                        if tail[0] is not None and tail[1] >= MIN_BYTES)
@@ -122,12 +128,24 @@ class Prepared:
         for payload, linked in payloads:
             text = linked.content if linked is not None and is_shared(linked.content) else None
             rests.append(self.payload(payload, text, spans.get(id(linked), ()) if text is not None else ())[0])
+        self._prepare_texts(conn, codec, list(new.values()))
         for group in blocks.groups(rests):
             if len(group) >= blocks.MIN_VALUES:
                 self.block(conn, codec, [rests[index] for index in group])
             else:
                 for index in group:
                     self.alone(conn, codec, rests[index])
+
+    def _prepare_texts(self, conn: sqlite3.Connection, codec: Codec, values: Sequence[str]) -> None:
+        for group in blocks.groups(values):
+            if len(group) < blocks.MIN_VALUES:
+                for index in group:
+                    self.encoded(conn, codec, values[index])
+                continue
+            name, data, refs = codec.encode_block(conn, [values[index] for index in group])
+            self._text_blocks.append([name, data, None])
+            for index, ref in zip(group, refs, strict=True):
+                self._texts_in[self.digest(values[index])] = (len(self._text_blocks) - 1, ref)
 
     def _stored(self, conn: sqlite3.Connection, texts: Sequence[str]) -> set[bytes]:
         """The digests of those ``texts`` the project already stores (they will not be compressed again)."""
@@ -154,6 +172,17 @@ class Prepared:
             name, (data,) = codec.encode_many(conn, [text], sample=True)
             found = self._texts[key] = (name, data)
         return found
+
+    def text_data(self, conn: sqlite3.Connection, codec: Codec, text: str) -> tuple[str | None, Any]:
+        """A shared text's new ``(codec, data)`` in ``texts``: in its prepared block (inserted with the first
+        of its texts stored), else compressed alone."""
+        hit = self._texts_in.get(self.digest(text))
+        if hit is None:
+            return self.encoded(conn, codec, text)
+        block = self._text_blocks[hit[0]]
+        if block[2] is None:
+            block[2] = blocks.insert(conn, block[0], block[1])
+        return BLOCK, blocks.text_ref(block[2], hit[1])
 
     def part(self, conn: sqlite3.Connection, codec: Codec, content: str, text: str | None,
              raw_json: str | None) -> PartTail:

@@ -3,8 +3,9 @@
 ``compact_storage`` trains the project's dictionary from stored payloads when it has none (and is large
 enough to gain from one) or has grown enough since (``codec.py``), rewrites payloads stored plain, without
 a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
-(each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads into
-blocks (``_repack_batch``), deleting the blocks left without rows; then gives free pages
+(each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads and
+message texts into blocks (``_repack_batch``, ``_repack_texts``), deleting the blocks left without rows;
+then gives free pages
 back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
 also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
 to the outbox meanwhile).
@@ -20,24 +21,21 @@ from pathlib import Path
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from . import blocks
-from .codec import MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TRAIN_ROWS, VACUUM_TRAIN_BYTES
+from .codec import BLOCK, MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TEXT_REF, TRAIN_ROWS, VACUUM_TRAIN_BYTES
 from .connection import Database
 from .encodings import Prepared
 from .statements import chunks, marks
 
 BATCH_ROWS = 500
 VACUUM_STEP_PAGES = 2048
-_REWRITES = (  # table, batch key, primary key, codec column, compressed columns
-    ("message_parts", "message_id", "message_id, ordinal", "codec", ("text", "raw_json")),
-    ("texts", "text_id", "text_id", "codec", ("data",)),
-)
 _STORED = (  # table, codec column, stored columns: what ``usage`` counts
     ("native_records", "payload_codec", ("payload",)),
-    *((table, codec, columns) for table, _key, _pk, codec, columns in _REWRITES),
-    ("native_blocks", "codec", ("data",)),
+    ("message_parts", "codec", ("text", "raw_json")),
+    ("texts", "codec", ("data",)),
+    ("blocks", "codec", ("data",)),
 )
 _STORED_NATIVE = ("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM native_records) + "
-                  "(SELECT coalesce(sum(length(data)), 0) FROM native_blocks)")
+                  "(SELECT coalesce(sum(length(data)), 0) FROM blocks)")
 
 
 def file_bytes(path: Path) -> int:
@@ -63,7 +61,7 @@ def usage(db: Database, path: Path, payloads: bool) -> StorageUsage:
                     if value is None:
                         continue
                     stored += len(value)
-                    if table != "native_blocks":  # their rows count the plain bytes
+                    if table != "blocks":  # their rows count the plain bytes
                         plain += db.codec.plain_size(conn, row[0], value)
         messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         transcript = conn.execute("SELECT coalesce(sum(byte_offset), 0) FROM checkpoints").fetchone()[0]
@@ -78,9 +76,8 @@ def compact(db: Database, path: Path, progress: Callable[[int], None] | None) ->
     _train_from_stored(db)
     done = 0
     batches: list[Callable[[sqlite3.Connection, int], tuple[int, int | None]]] = [
-        lambda conn, after: _repack_batch(db, conn, after),
-        *(functools.partial(_rewrite_batch, db, table=table, key=key, pk=pk, codec_column=codec_column,
-                            columns=columns) for table, key, pk, codec_column, columns in _REWRITES)]
+        functools.partial(_repack_batch, db), functools.partial(_repack_texts, db),
+        functools.partial(_rewrite_parts, db)]
     for batch in batches:
         after: int | None = -1
         while after is not None:
@@ -132,7 +129,7 @@ def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[i
         return 0, None
     rows = conn.execute(
         "SELECT transcript_id, payload_codec, payload, payload_block FROM native_records WHERE transcript_id > ? "
-        "AND (payload_block IN (SELECT block_id FROM native_blocks WHERE codec != ?) OR payload_block IS NULL "
+        "AND (payload_block IN (SELECT block_id FROM blocks WHERE codec != ?) OR payload_block IS NULL "
         f"AND (payload_codec IS NOT NULL OR length(payload) >= {MIN_BYTES})) ORDER BY transcript_id LIMIT ?",
         (after, newest, BATCH_ROWS)).fetchall()
     if not rows:
@@ -144,29 +141,47 @@ def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[i
     return len(changed), (rows[-1][0] if len(rows) == BATCH_ROWS else None)
 
 
-def _rewrite_batch(db: Database, conn: sqlite3.Connection, after: int, *, table: str, key: str, pk: str,
-                   codec_column: str, columns: tuple[str, ...]) -> tuple[int, int | None]:
-    """Rewrite the rows of up to ``BATCH_ROWS`` keys after ``after`` whose codec is not the newest."""
+def _repack_texts(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
+    """Store again, in blocks of the project's newest codec, the texts among the ``BATCH_ROWS`` after text id
+    ``after`` that are compressed alone or in a block of an older codec (as ``_repack_batch``)."""
+    codec = db.codec
+    newest = codec.newest(conn)
+    if newest is None:
+        return 0, None
+    rows = conn.execute("SELECT text_id, codec, data FROM texts WHERE text_id > ? ORDER BY text_id LIMIT ?",
+                        (after, BATCH_ROWS)).fetchall()
+    if not rows:
+        return 0, None
+    held = {TEXT_REF.unpack(row[2])[0] for row in rows if row[1] == BLOCK}
+    current = {block_id for group in chunks(sorted(held)) for (block_id,) in conn.execute(
+        f"SELECT block_id FROM blocks WHERE codec = ? AND block_id IN ({marks(group)})", (newest, *group))}
+    stale = [row for row in rows if row[1] != BLOCK or TEXT_REF.unpack(row[2])[0] not in current]
+    stored = blocks.store(conn, codec, [str(codec.decode(conn, row[1], row[2])) for row in stale], Prepared())
+    changed = [(*blocks.as_text(new), row[0]) for row, new in zip(stale, stored, strict=True)
+               if new[0] != row[1] or new[2] is not None]
+    conn.executemany("UPDATE texts SET codec = ?, data = ? WHERE text_id = ?", changed)
+    return len(changed), (rows[-1][0] if len(rows) == BATCH_ROWS else None)
+
+
+def _rewrite_parts(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
+    """Rewrite the parts of up to ``BATCH_ROWS`` messages after ``after`` whose codec is not the newest."""
     newest = db.codec.newest(conn)
     if newest is None:
         return 0, None
-    stale = f"({codec_column} IS NULL OR {codec_column} != ?)"
-    keys = [k for (k,) in conn.execute(f"SELECT DISTINCT {key} FROM {table} WHERE {key} > ? AND {stale} "
-                                       f"ORDER BY {key} LIMIT ?", (after, newest, BATCH_ROWS))]
+    stale = "(codec IS NULL OR codec != ?)"
+    keys = [k for (k,) in conn.execute(f"SELECT DISTINCT message_id FROM message_parts WHERE message_id > ? "
+                                       f"AND {stale} ORDER BY message_id LIMIT ?", (after, newest, BATCH_ROWS))]
     if not keys:
         return 0, None
-    width = len(pk.split(","))
-    rows = conn.execute(f"SELECT {pk}, {codec_column}, {', '.join(columns)} FROM {table} "
-                        f"WHERE {key} IN ({marks(keys)}) AND {stale}", (*keys, newest)).fetchall()
+    rows = conn.execute(f"SELECT message_id, ordinal, codec, text, raw_json FROM message_parts "
+                        f"WHERE message_id IN ({marks(keys)}) AND {stale}", (*keys, newest)).fetchall()
     rewritten = 0
-    for row in rows:
-        ident, codec, values = row[:width], row[width], row[width + 1:]
-        new_codec, stored = db.codec.encode_many(conn, [db.codec.decode(conn, codec, v) for v in values])
+    for message_id, ordinal, name, *values in rows:
+        new_codec, stored = db.codec.encode_many(conn, [db.codec.decode(conn, name, v) for v in values])
         if new_codec is None:
             continue  # too short to compress: stays plain
-        sets = ", ".join(f"{c} = ?" for c in columns)
-        where = " AND ".join(f"{c.strip()} = ?" for c in pk.split(","))
-        conn.execute(f"UPDATE {table} SET {codec_column} = ?, {sets} WHERE {where}", (new_codec, *stored, *ident))
+        conn.execute("UPDATE message_parts SET codec = ?, text = ?, raw_json = ? WHERE message_id = ? AND ordinal = ?",
+                     (new_codec, *stored, message_id, ordinal))
         rewritten += 1
     return rewritten, (keys[-1] if len(keys) == BATCH_ROWS else None)
 

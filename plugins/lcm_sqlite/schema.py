@@ -227,9 +227,10 @@ CREATE TABLE summary_vectors (
 """Version 6: the semantic lane's vectors (quantized bytes) per message and summary, and their embedder."""
 
 # Version 5 (``single_copy``): message text in ``texts``, stored once; parts as spans of it.
-# Version 7 (``blocks``): native payloads compressed in blocks of a batch's payloads.
+# Version 7 (``blocks``): native payloads compressed in blocks of a batch's payloads; version 8: texts too.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
-    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS, blocks.MIGRATION)
+    V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS, blocks.MIGRATION,
+    blocks.TEXTS_MIGRATION)
 LATEST = len(MIGRATIONS)
 
 

@@ -1,11 +1,12 @@
 """Message text stored once per project (schema version 5).
 
 A message's ``content`` of at least ``codec.MIN_BYTES`` characters lives in ``texts``, keyed by its
-SHA-256 and compressed with the project's codec, and the message refers to it (``messages.text_id``;
-its own ``content`` column is then empty): a tool output that many messages carry (a file read again and
-again) is stored once. Shorter content stays plain in ``messages.content``. The view ``message_texts``
-gives every message with its full text (``lcm_text`` decompresses: ``Database`` registers it): reads,
-substring and regex search and the full-text indexes (external content) go through it.
+SHA-256 and compressed with the project's codec (a prepared batch's new texts in blocks, ``blocks.py``),
+and the message refers to it (``messages.text_id``; its own ``content`` column is then empty): a tool
+output that many messages carry (a file read again and again) is stored once. Shorter content stays
+plain in ``messages.content``. The view ``message_texts`` gives every message with its full text
+(``lcm_text`` decompresses: ``Database`` registers it): reads, substring and regex search and the
+full-text indexes (external content) go through it.
 
 A native record linked to such a message is stored without that text too, or without the part of it
 one of the message's parts holds (a tool call's arguments): ``payload_text_id``, ``payload_text_at``,
@@ -83,7 +84,7 @@ def store(conn: sqlite3.Connection, codec: Codec, contents: Sequence[str], recen
         found.update(conn.execute(f"SELECT sha256, text_id FROM texts WHERE sha256 IN ({marks(group)})", group))
     for key, text in keys.items():
         if key not in found:
-            name, data = ready.encoded(conn, codec, text)
+            name, data = ready.text_data(conn, codec, text)
             cur = conn.execute("INSERT INTO texts (sha256, codec, data) VALUES (?, ?, ?)", (key, name, data))
             assert cur.lastrowid is not None
             found[key] = cur.lastrowid

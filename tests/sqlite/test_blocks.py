@@ -1,5 +1,6 @@
-"""Native payloads stored in blocks of their batch: exact reads through every lookup, smaller than rows
-compressed alone, small batches packed by ``lcm vacuum``, and no block a rolled-back write left cached."""
+"""Native payloads and message texts stored in blocks of their batch: exact reads through every lookup,
+smaller than rows compressed alone, small batches packed by ``lcm vacuum``, and no block a rolled-back
+write left cached."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from lcm_sqlite import blocks, codec
 
 from lcm_framework.errors import StorageUnavailableError
 from lcm_framework.storage.contracts import ProjectStorage, Repositories
-from lcm_framework.storage.models import Checkpoint, FormatIdentity, NativeRecordInput
+from lcm_framework.storage.models import Checkpoint, FormatIdentity, NativeRecordInput, NewMessage, Role, SearchQuery
 
 from .conftest import MakeFactory, db_path, ref
 
@@ -63,9 +64,9 @@ def test_a_batch_is_stored_in_blocks_and_reads_back_exactly(make_factory: MakeFa
     raw = _raw(tmp_path)
     try:
         codecs = dict(raw.execute("SELECT coalesce(payload_codec, 'plain'), count(*) FROM native_records GROUP BY 1"))
-        sizes = [n for (n,) in raw.execute("SELECT length(data) FROM native_blocks ORDER BY block_id")]
+        sizes = [n for (n,) in raw.execute("SELECT length(data) FROM blocks ORDER BY block_id")]
         in_blocks = raw.execute("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM native_records) + "
-                                "(SELECT sum(length(data)) FROM native_blocks)").fetchone()[0]
+                                "(SELECT sum(length(data)) FROM blocks)").fetchone()[0]
         huge_block = raw.execute("SELECT payload_block FROM native_records WHERE source_ordinal = 300").fetchone()[0]
     finally:
         raw.close()
@@ -96,14 +97,14 @@ def test_small_batches_compress_alone_until_vacuum_packs_them(make_factory: Make
         _ingest(storage, records[start:start + 2])
     raw = _raw(tmp_path)
     try:
-        assert raw.execute("SELECT count(*) FROM native_blocks").fetchone()[0] == 0
+        assert raw.execute("SELECT count(*) FROM blocks").fetchone()[0] == 0
     finally:
         raw.close()
     storage.compact_storage()
     raw = _raw(tmp_path)
     try:
         placed = raw.execute("SELECT transcript_id, payload_block FROM native_records ORDER BY 1").fetchall()
-        orphans = raw.execute("SELECT count(*) FROM native_blocks WHERE block_id NOT IN "
+        orphans = raw.execute("SELECT count(*) FROM blocks WHERE block_id NOT IN "
                               "(SELECT payload_block FROM native_records)").fetchone()[0]
     finally:
         raw.close()
@@ -145,11 +146,77 @@ def test_a_missing_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: P
     _ingest(storage, _records(20))
     storage.close()
     raw = _raw(tmp_path)
-    raw.execute("DELETE FROM native_blocks")
+    raw.execute("DELETE FROM blocks")
     raw.commit()
     raw.close()
     storage = make_factory().open_project(ref())
     with pytest.raises(StorageUnavailableError, match="damaged") as raised:
         storage.native_transcripts.list_by_native_session("session-1")
+    assert raised.value.code == "block_missing"
+    storage.close()
+
+
+def _texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"message {n}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 400))) for n in range(count)]
+
+
+def _text_codecs(tmp_path: Path) -> dict[str, int]:
+    raw = _raw(tmp_path)
+    try:
+        return dict(raw.execute("SELECT codec, count(*) FROM texts GROUP BY 1"))
+    finally:
+        raw.close()
+
+
+def test_a_prepared_batch_stores_its_new_texts_in_blocks(make_factory: MakeFactory, tmp_path: Path) -> None:
+    """An import prepares each batch: its new texts go into blocks, a text already stored is referred to, and
+    every read (content, full-text search, vacuum) gets the exact texts back."""
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    first = [NewMessage(Role.USER, t, 1) for t in _texts(60, seed=1)]
+    storage.conversations.append_messages(conv.conversation_id, first[:5])  # stored before: not in the blocks
+    batch = first + [NewMessage(Role.ASSISTANT, "needle-4711 " + t, 1) for t in _texts(40, seed=2)]
+    storage.prepare_writes(batch, [])
+    stored = storage.transaction(lambda repos: repos.conversations.append_messages(conv.conversation_id, batch))
+    assert _text_codecs(tmp_path) == {codec.BLOCK: 95, codec.SHIPPED: 5}
+    ids = [m.message_id for m in stored]
+    assert [m.content for m in storage.conversations.get_messages(ids)] == [m.content for m in batch]
+    assert len(storage.lexical_search.search(SearchQuery("needle-4711", limit=100))) == 40
+    storage.compact_storage()  # the blocks only texts refer to stay
+    storage.close()
+    storage = make_factory().open_project(ref())  # a new connection: nothing cached
+    assert [m.content for m in storage.conversations.get_messages(ids)] == [m.content for m in batch]
+    storage.close()
+
+
+def test_texts_stored_alone_are_packed_by_vacuum(make_factory: MakeFactory, tmp_path: Path) -> None:
+    """Messages appended without a prepared batch (a hook's turn) compress alone; ``lcm vacuum`` packs them."""
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    texts = _texts(30, seed=3)
+    for text in texts:
+        storage.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, text, 1)])
+    assert set(_text_codecs(tmp_path)) == {codec.SHIPPED}
+    storage.compact_storage()
+    assert _text_codecs(tmp_path) == {codec.BLOCK: 30}
+    assert [m.content for m in storage.conversations.list_messages(conv.conversation_id)] == texts
+    storage.close()
+
+
+def test_a_missing_text_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path) -> None:
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    batch = [NewMessage(Role.USER, t, 1) for t in _texts(10, seed=4)]
+    storage.prepare_writes(batch, [])
+    stored = storage.transaction(lambda repos: repos.conversations.append_messages(conv.conversation_id, batch))
+    storage.close()
+    raw = _raw(tmp_path)
+    raw.execute("DELETE FROM blocks")
+    raw.commit()
+    raw.close()
+    storage = make_factory().open_project(ref())
+    with pytest.raises(StorageUnavailableError, match="damaged") as raised:
+        storage.conversations.get_messages([stored[0].message_id])
     assert raised.value.code == "block_missing"
     storage.close()

@@ -51,7 +51,7 @@ def _codecs(tmp_path: Path) -> dict[str | None, int]:
     raw = sqlite3.connect(db_path(tmp_path, ref()))
     try:
         return dict(raw.execute("SELECT coalesce(b.codec, n.payload_codec), count(*) FROM native_records n "
-                                "LEFT JOIN native_blocks b ON b.block_id = n.payload_block GROUP BY 1").fetchall())
+                                "LEFT JOIN blocks b ON b.block_id = n.payload_block GROUP BY 1").fetchall())
     finally:
         raw.close()
 
@@ -61,7 +61,7 @@ def _stored_bytes(tmp_path: Path) -> int:
     raw = sqlite3.connect(db_path(tmp_path, ref()))
     try:
         return int(raw.execute("SELECT (SELECT sum(length(payload)) FROM native_records) + "
-                               "(SELECT coalesce(sum(length(data)), 0) FROM native_blocks)").fetchone()[0])
+                               "(SELECT coalesce(sum(length(data)), 0) FROM blocks)").fetchone()[0])
     finally:
         raw.close()
 
