@@ -34,8 +34,10 @@ _STORED = (  # table, codec column, stored columns: what ``usage`` counts
     ("texts", "codec", ("data",)),
     ("blocks", "codec", ("data",)),
 )
-_STORED_NATIVE = ("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM native_records) + "
-                  "(SELECT coalesce(sum(length(data)), 0) FROM blocks)")
+_STORED_BYTES = ("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM native_records) + "
+                 "(SELECT coalesce(sum(length(data)), 0) FROM blocks) + "
+                 f"(SELECT coalesce(sum(length(data)), 0) FROM texts WHERE codec != '{BLOCK}')")
+"""Compressed bytes of native payloads and texts, blocks included."""
 
 
 def file_bytes(path: Path) -> int:
@@ -98,7 +100,7 @@ def _train_from_stored(db: Database) -> None:
     newest one was trained."""
     with db.op("storage", write=True) as conn:
         records = conn.execute("SELECT count(*) FROM native_records").fetchone()[0]
-        stored = conn.execute(_STORED_NATIVE).fetchone()[0]
+        stored = conn.execute(_STORED_BYTES).fetchone()[0]
         newest = conn.execute("SELECT records FROM codec_dictionaries ORDER BY dict_id DESC LIMIT 1").fetchone()
         if newest is not None and (newest[0] or 0) * RETRAIN_GROWTH > records:
             return
@@ -116,7 +118,7 @@ def _train_from_stored(db: Database) -> None:
                     if size < SAMPLE_BYTES:
                         samples.append(blocks.plain(conn, db.codec, name, value, block).encode("utf-8"))
                         size += len(samples[-1])
-        db.codec.train(conn, samples, records=records, newer=newest is not None)
+        db.codec.train(conn, samples, records=records, newer=newest is not None, stored=stored)
 
 
 def _repack_batch(db: Database, conn: sqlite3.Connection, after: int) -> tuple[int, int | None]:
