@@ -66,11 +66,14 @@ def _regular(path: Path) -> os.stat_result:
     return st
 
 
-def open_private(path: Path, timeout_s: float, *, wal: bool = True) -> sqlite3.Connection:
+def open_private(path: Path, timeout_s: float, *, wal: bool = True, page_size: int | None = None
+                 ) -> sqlite3.Connection:
     """Connect to ``path`` (created 0600 when missing), refusing symlinks and swapped files.
 
     Raises ``UnsafeDatabaseFile`` or another ``OSError`` for the file, ``sqlite3.Error`` from the driver.
-    With ``wal`` the connection is switched to WAL (see ``enable_wal``).
+    With ``wal`` the connection is switched to WAL (see ``enable_wal``). ``page_size`` applies to a file
+    that holds no table yet (SQLite fixes a database's page size with its first table, and a WAL
+    database keeps it for good).
     """
     create_private(path)
     before = _regular(path)
@@ -81,6 +84,8 @@ def open_private(path: Path, timeout_s: float, *, wal: bool = True) -> sqlite3.C
             raise UnsafeDatabaseFile("the database file changed while it was opened", "path_changed")
         if stat.S_IMODE(before.st_mode) != FILE_MODE:
             os.chmod(path, FILE_MODE)
+        if page_size is not None:
+            conn.execute(f"PRAGMA page_size = {int(page_size)}")
         if wal:
             enable_wal(conn, timeout_s)
         for suffix in SIDE_SUFFIXES:

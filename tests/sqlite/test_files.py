@@ -6,7 +6,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from lcm_sqlite import schema
+from lcm_sqlite import connection, schema
 
 from lcm_framework.storage.checked import storage_driver
 from lcm_framework.storage.models import NewMessage, Role
@@ -32,9 +32,33 @@ def test_private_modes_wal_and_user_version(make_factory: MakeFactory, tmp_path:
     try:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert raw.execute("PRAGMA user_version").fetchone()[0] == schema.LATEST == len(schema.MIGRATIONS)
+        assert raw.execute("PRAGMA page_size").fetchone()[0] == connection.PAGE_BYTES
     finally:
         raw.close()
     project.close()
+
+
+def test_an_existing_database_keeps_its_page_size(make_factory: MakeFactory, tmp_path: Path) -> None:
+    """A database an older version created with 4 KiB pages opens, migrates and stores as before."""
+    path = db_path(tmp_path, ref())
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.parent.parent.chmod(0o700)
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA page_size = 4096")
+    raw.execute("PRAGMA journal_mode = WAL")
+    raw.execute("CREATE TABLE older (x)")
+    raw.close()
+    path.chmod(0o600)
+    project = make_factory().open_project(ref())
+    conv = project.conversations.create_conversation("s")
+    project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "kept " * 100, 1)])
+    assert [m.content for m in project.conversations.list_messages(conv.conversation_id)] == ["kept " * 100]
+    project.close()
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA page_size").fetchone()[0] == 4096 != connection.PAGE_BYTES
+    finally:
+        raw.close()
 
 
 def test_existing_loose_modes_are_tightened(make_factory: MakeFactory, tmp_path: Path) -> None:
