@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -23,6 +24,20 @@ from .codec import MIN_BYTES
 from .compact_layout import SEPARATOR, pack_digest, unpack_digest
 from .scope import Repository
 from .statements import chunks, insert_rows, marks
+
+DERIVED = b""
+"""``content_sha256`` of a record whose digest is the SHA-256 of its payload (what an import writes), computed
+again when it is read: 33 bytes a record (on 5.8 MB of rewritten sessions, 2% of what the project stores).
+Schema version 8 (older versions would read it as the digest itself)."""
+
+
+def _sha256(payload: str) -> str:
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _stored_sha256(record: NativeRecordInput) -> str | bytes:
+    return DERIVED if record.content_sha256 == _sha256(record.payload_json) else pack_digest(record.content_sha256)
+
 
 _COLUMNS = ("transcript_id, ingest_key, format_ref, session_ref, source_ref, source_ordinal, content_sha256, "
             "scrubber_ref, observed_at, ingested_at, message_id, payload_codec, payload, payload_block, "
@@ -91,11 +106,12 @@ class SqliteNativeTranscripts(Repository):
     def _record(self, conn: sqlite3.Connection, row: Sequence[Any]) -> NativeRecord:
         value = self._scope.db.strings.value
         client, name, version = value(conn, row[2]).split(SEPARATOR)
+        payload = texts.rebuild_payload(conn, self._scope.db.codec, *row[11:14], *row[15:])
         return NativeRecord(
             transcript_id=row[0], ingest_key=unpack_digest(row[1]), format=FormatIdentity(client, name, version),
             native_session_id=value(conn, row[3]), source_locator=value(conn, row[4]), source_ordinal=row[5],
-            payload_json=texts.rebuild_payload(conn, self._scope.db.codec, *row[11:14], *row[15:]),
-            content_sha256=unpack_digest(row[6]), scrubber_version=value(conn, row[7]),
+            payload_json=payload, content_sha256=_sha256(payload) if row[6] == DERIVED else unpack_digest(row[6]),
+            scrubber_version=value(conn, row[7]),
             observed_at=from_us(row[8]), ingested_at=from_us(row[9]), message_id=row[10])
 
     def _insert(self, conn: sqlite3.Connection, records: Iterable[NativeRecordInput]) -> None:
@@ -124,7 +140,7 @@ class SqliteNativeTranscripts(Repository):
             rests.append(rest)
             cut_out.append(text_columns)
             heads.append((pack_digest(r.ingest_key), intern(conn, fmt), intern(conn, r.native_session_id),
-                          intern(conn, r.source_locator), r.source_ordinal, pack_digest(r.content_sha256),
+                          intern(conn, r.source_locator), r.source_ordinal, _stored_sha256(r),
                           intern(conn, r.scrubber_version),
                           observed.get(r.observed_at) or observed.setdefault(r.observed_at, to_us(r.observed_at)),
                           ingested, r.message_id))

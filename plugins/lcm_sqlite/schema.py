@@ -227,7 +227,8 @@ CREATE TABLE summary_vectors (
 """Version 6: the semantic lane's vectors (quantized bytes) per message and summary, and their embedder."""
 
 # Version 5 (``single_copy``): message text in ``texts``, stored once; parts as spans of it.
-# Version 7 (``blocks``): native payloads compressed in blocks of a batch's payloads; version 8: texts too.
+# Version 7 (``blocks``): native payloads compressed in blocks of a batch's payloads; version 8: texts too,
+# and a native record's digest of its own payload is not stored (``native.DERIVED``).
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     V1, compact_layout.migrate, SUBAGENT_LINKS, FTS_STEMMING, single_copy.migrate, VECTORS, blocks.MIGRATION,
     blocks.TEXTS_MIGRATION)
