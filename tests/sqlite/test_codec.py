@@ -134,9 +134,10 @@ def test_a_rolled_back_dictionary_is_never_used(make_factory: MakeFactory, tmp_p
 
 
 def test_an_import_trains_its_dictionary_from_enough_bytes_not_from_its_first_small_records(
-        make_factory: MakeFactory, tmp_path: Path) -> None:
+        make_factory: MakeFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Many tiny records first (what a worker that starts on the small files stores) train nothing: a
     dictionary from them would be poor; once enough payload bytes were seen, one is trained from them."""
+    monkeypatch.setattr(codec, "TRAIN_BYTES", 2 * 2**20)  # the records below hold a few MB
     storage = make_factory().open_project(ref())
     tiny = [NativeRecordInput(f"{n:064x}", FMT, "session-1", "proj/a.jsonl", n,
                               json.dumps({"n": n, "type": "progress", "ok": True, "padding": "x" * 90}),
