@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -141,21 +142,6 @@ def test_a_block_read_inside_a_rolled_back_write_is_never_served_again(make_fact
     storage.close()
 
 
-def test_a_missing_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path) -> None:
-    storage = make_factory().open_project(ref())
-    _ingest(storage, _records(20))
-    storage.close()
-    raw = _raw(tmp_path)
-    raw.execute("DELETE FROM blocks")
-    raw.commit()
-    raw.close()
-    storage = make_factory().open_project(ref())
-    with pytest.raises(StorageUnavailableError, match="damaged") as raised:
-        storage.native_transcripts.list_by_native_session("session-1")
-    assert raised.value.code == "block_missing"
-    storage.close()
-
-
 def _texts(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     return [f"message {n}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 400))) for n in range(count)]
@@ -204,12 +190,20 @@ def test_texts_stored_alone_are_packed_by_vacuum(make_factory: MakeFactory, tmp_
     storage.close()
 
 
-def test_a_missing_text_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path) -> None:
+@pytest.mark.parametrize("reading", ["native records", "message texts"])
+def test_a_missing_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path, reading: str) -> None:
+    """Python reads a native record's block; a message's text is read in SQL, through ``lcm_text``."""
     storage = make_factory().open_project(ref())
-    conv = storage.conversations.create_conversation("s")
-    batch = [NewMessage(Role.USER, t, 1) for t in _texts(10, seed=4)]
-    storage.prepare_writes(batch, [])
-    stored = storage.transaction(lambda repos: repos.conversations.append_messages(conv.conversation_id, batch))
+    read: Callable[[ProjectStorage], object]
+    if reading == "native records":
+        _ingest(storage, _records(20))
+        read = lambda s: s.native_transcripts.list_by_native_session("session-1")  # noqa: E731
+    else:
+        conv = storage.conversations.create_conversation("s")
+        batch = [NewMessage(Role.USER, t, 1) for t in _texts(10, seed=4)]
+        storage.prepare_writes(batch, [])
+        stored = storage.transaction(lambda repos: repos.conversations.append_messages(conv.conversation_id, batch))
+        read = lambda s: s.conversations.get_messages([stored[0].message_id])  # noqa: E731
     storage.close()
     raw = _raw(tmp_path)
     raw.execute("DELETE FROM blocks")
@@ -217,6 +211,6 @@ def test_a_missing_text_block_is_a_typed_error(make_factory: MakeFactory, tmp_pa
     raw.close()
     storage = make_factory().open_project(ref())
     with pytest.raises(StorageUnavailableError, match="damaged") as raised:
-        storage.conversations.get_messages([stored[0].message_id])
+        read(storage)
     assert raised.value.code == "block_missing"
     storage.close()
