@@ -45,11 +45,15 @@ def _install_fixture(home: Path) -> Path:
     return path
 
 
+CHECKPOINT_ROWS = "SELECT * FROM checkpoints ORDER BY source_key"
+
+
 def test_a_version_1_database_migrates_record_by_record(tmp_path: Path) -> None:
     home = tmp_path / "home"
     path = _install_fixture(home)
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
+    checkpoints = raw.execute(CHECKPOINT_ROWS).fetchall()
     raw.close()
     work = tmp_path / "work"
     work.mkdir()
@@ -72,6 +76,10 @@ def test_a_version_1_database_migrates_record_by_record(tmp_path: Path) -> None:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         # version 5 stores the payloads that hold their message's text without it
         assert raw.execute("SELECT count(*) FROM native_records WHERE payload_text_id IS NOT NULL").fetchone()[0] > 20
+        # version 8 keeps the checkpoints in a rowid table (a WITHOUT ROWID row of theirs spilled to a page)
+        assert len(checkpoints) == 3 and raw.execute(CHECKPOINT_ROWS).fetchall() == checkpoints
+        table = raw.execute("SELECT sql FROM sqlite_schema WHERE name = 'checkpoints'").fetchone()[0]
+        assert "WITHOUT ROWID" not in table
     finally:
         raw.close()
 
