@@ -94,10 +94,13 @@ class _Inference:
             chunk = missing[start:start + 4096]
             for piece, encoded in zip(chunk, self.tokenizer.encode_batch_fast(chunk, add_special_tokens=False),
                                       strict=True):
-                self.pieces[piece] = tuple(min(i, top) for i in encoded.ids)
-        ids = [[t for p in pieces for t in self.pieces[p]] for pieces in split]
-        lengths = np.fromiter((len(x) for x in ids), np.int64, len(ids))
-        flat = np.fromiter((t for x in ids for t in x), np.int64, int(lengths.sum()))
+                found = encoded.ids
+                in_range = not found or max(found) <= top
+                self.pieces[piece] = tuple(found) if in_range else tuple(min(i, top) for i in found)
+        tokens = self.pieces.__getitem__
+        ids = [list(itertools.chain.from_iterable(map(tokens, pieces))) for pieces in split]
+        lengths = np.fromiter(map(len, ids), np.int64, len(ids))
+        flat = np.fromiter(itertools.chain.from_iterable(ids), np.int64, int(lengths.sum()))
         ends = np.cumsum(lengths)
         starts = ends - lengths
         out = np.zeros((len(texts), self.embedding.shape[1]), dtype=np.float32)
