@@ -160,8 +160,10 @@ class Codec:
     def block_value(self, conn: sqlite3.Connection, block_id: int, ref: bytes) -> str:
         """The plain text a block row refers to (its block read and decompressed once while it is recent;
         block ids are never reused, so a cached block is the same in every process)."""
-        start, length = REF.unpack(ref)
-        return self._block_slice(conn, block_id, start, length).decode("utf-8")
+        try:
+            return self._block_slice(conn, block_id, *REF.unpack(ref)).decode("utf-8")
+        except UNDECODABLE:
+            raise _damaged(BLOCK) from None
 
     def _block_slice(self, conn: sqlite3.Connection, block_id: int, start: int, length: int) -> bytes:
         plain = self._blocks.get(block_id)
@@ -176,6 +178,8 @@ class Codec:
                 self._blocks.popitem(last=False)
         else:
             self._blocks.move_to_end(block_id)
+        if start + length > len(plain):
+            raise _damaged(BLOCK)
         return plain[start:start + length]
 
     def train(self, conn: sqlite3.Connection, samples: Sequence[bytes] = (), *, records: int = 0,
@@ -210,7 +214,7 @@ class Codec:
         its own size on them compressed together as the rows' blocks are (on a 0.9 MB project a 112 KiB
         dictionary saved 68 KiB: the file grew)."""
         current = self._compressor(conn, False)[1]
-        candidate = zstandard.ZstdCompressor(level=LEVEL, dict_data=trained).compress
+        candidate = _zstd(trained).compress
         if sum(len(candidate(s)) for s in held) > (1 - MIN_GAIN) * sum(len(current(s)) for s in held):
             return False
         if stored is None:
@@ -221,7 +225,7 @@ class Codec:
 
     def _shipped_compressor(self) -> Any:
         if self._shipped is None:
-            self._shipped = zstandard.ZstdCompressor(level=LEVEL, dict_data=shipped_dictionary())
+            self._shipped = _zstd(shipped_dictionary())
         return self._shipped
 
     def refresh(self, conn: sqlite3.Connection) -> None:
@@ -243,7 +247,7 @@ class Codec:
         for dict_id, blob in conn.execute("SELECT dict_id, dictionary FROM codec_dictionaries ORDER BY dict_id"):
             data = zstandard.ZstdCompressionDict(blob)
             self._readers[f"zstd:{dict_id}"] = zstandard.ZstdDecompressor(dict_data=data)
-            self._writer = (f"zstd:{dict_id}", zstandard.ZstdCompressor(level=LEVEL, dict_data=data).compress)
+            self._writer = (f"zstd:{dict_id}", _zstd(data).compress)
         self._loaded = True
 
     def newest(self, conn: sqlite3.Connection) -> str | None:
@@ -270,14 +274,15 @@ class Codec:
         """The plain text of a stored value (``None`` and plain rows pass through)."""
         if codec is None or value is None:
             return value
-        return self._plain_bytes(conn, codec, value).decode("utf-8")
+        try:
+            return self._plain_bytes(conn, codec, value).decode("utf-8")
+        except UNDECODABLE:
+            raise _damaged(codec) from None
 
     def _plain_bytes(self, conn: sqlite3.Connection, codec: str, value: bytes) -> bytes:
         if codec == "zlib":
             return zlib.decompress(value)
-        if codec == BLOCK:
-            if len(value) != TEXT_REF.size:
-                raise ValueError("a native record's block row is read with block_value, from its block")
+        if codec == BLOCK:  # a text's: its block and span (a native record's rows go through block_value)
             return self._block_slice(conn, *TEXT_REF.unpack(value))
         if zstandard is None:
             raise RuntimeError("this database holds zstd-compressed rows: install the zstandard package")
@@ -292,3 +297,20 @@ class Codec:
 
 def _zlib(data: bytes) -> bytes:
     return zlib.compress(data, 6)
+
+
+def _zstd(dictionary: Any) -> Any:
+    """A compressor with ``dictionary`` whose frames end in a checksum of their content (4 bytes): a damaged
+    frame then fails to decompress instead of giving other text (one in a block garbles many rows)."""
+    return zstandard.ZstdCompressor(level=LEVEL, dict_data=dictionary, write_checksum=True)
+
+
+UNDECODABLE: tuple[type[Exception], ...] = (
+    zlib.error, struct.error, KeyError, TypeError, ValueError, *(() if zstandard is None else (zstandard.ZstdError,)))
+"""What decoding a damaged value raises (bad zstd or zlib data, a span or reference of the wrong size,
+bytes that are not UTF-8, a codec no dictionary names)."""
+
+
+def _damaged(codec: str) -> StorageUnavailableError:
+    return StorageUnavailableError(f"a stored value ({codec}) cannot be decoded: the database is damaged",
+                                   backend=BACKEND, domain="codec", code="corrupt")

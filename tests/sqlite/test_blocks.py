@@ -190,9 +190,12 @@ def test_texts_stored_alone_are_packed_by_vacuum(make_factory: MakeFactory, tmp_
     storage.close()
 
 
+@pytest.mark.parametrize("damage", ["missing", "garbled"])
 @pytest.mark.parametrize("reading", ["native records", "message texts"])
-def test_a_missing_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path, reading: str) -> None:
-    """Python reads a native record's block; a message's text is read in SQL, through ``lcm_text``."""
+def test_a_damaged_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: Path, reading: str, damage: str
+                                          ) -> None:
+    """Python reads a native record's block; a message's text is read in SQL, through ``lcm_text``: either way a
+    missing or garbled block is a ``StorageUnavailableError`` naming the damage, not a driver error."""
     storage = make_factory().open_project(ref())
     read: Callable[[ProjectStorage], object]
     if reading == "native records":
@@ -206,11 +209,16 @@ def test_a_missing_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: P
         read = lambda s: s.conversations.get_messages([stored[0].message_id])  # noqa: E731
     storage.close()
     raw = _raw(tmp_path)
-    raw.execute("DELETE FROM blocks")
+    if damage == "missing":
+        raw.execute("DELETE FROM blocks")
+    else:
+        raw.executemany("UPDATE blocks SET data = ? WHERE block_id = ?",
+                        [(data[:20] + bytes(10) + data[30:], block_id)
+                         for block_id, data in raw.execute("SELECT block_id, data FROM blocks").fetchall()])
     raw.commit()
     raw.close()
     storage = make_factory().open_project(ref())
     with pytest.raises(StorageUnavailableError, match="damaged") as raised:
         read(storage)
-    assert raised.value.code == "block_missing"
+    assert raised.value.code == ("block_missing" if damage == "missing" else "corrupt")
     storage.close()
