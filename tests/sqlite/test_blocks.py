@@ -222,3 +222,40 @@ def test_a_damaged_block_is_a_typed_error(make_factory: MakeFactory, tmp_path: P
         read(storage)
     assert raised.value.code == ("block_missing" if damage == "missing" else "corrupt")
     storage.close()
+
+
+def test_vacuum_repacks_blocks_of_an_older_codec_and_deletes_them(make_factory: MakeFactory, tmp_path: Path) -> None:
+    """Blocks written with another codec than the newest (here: plain zstd, as before the shipped dictionary)
+    are repacked by vacuum, their texts and payloads into new blocks, and the old blocks are deleted."""
+    storage = make_factory().open_project(ref())
+    conv = storage.conversations.create_conversation("s")
+    batch = [NewMessage(Role.USER, t, 1) for t in _texts(300, seed=5)]
+    storage.prepare_writes(batch, [])
+    storage.transaction(lambda repos: repos.conversations.append_messages(conv.conversation_id, batch))
+    records = _records(300, seed=6)
+    _ingest(storage, records)
+    storage.close()
+    raw = _raw(tmp_path)
+    try:
+        shipped = zstandard.ZstdDecompressor(dict_data=codec.shipped_dictionary())
+        older = [(zstandard.ZstdCompressor().compress(shipped.decompress(data)), block_id)
+                 for block_id, data in raw.execute("SELECT block_id, data FROM blocks").fetchall()]
+        raw.executemany("UPDATE blocks SET codec = 'zstd', data = ? WHERE block_id = ?", older)
+        raw.commit()
+    finally:
+        raw.close()
+    storage = make_factory().open_project(ref())
+    storage.compact_storage()
+    raw = _raw(tmp_path)
+    try:
+        after = dict(raw.execute("SELECT block_id, codec FROM blocks"))
+        referenced = blocks.text_blocks(raw) | {b for (b,) in raw.execute(
+            "SELECT payload_block FROM native_records WHERE payload_block IS NOT NULL")}
+    finally:
+        raw.close()
+    assert older and not {block_id for _data, block_id in older} & set(after)  # every old block went
+    assert set(after.values()) == {codec.SHIPPED} and set(after) == referenced
+    assert [m.content for m in storage.conversations.list_messages(conv.conversation_id)] == [m.content for m in batch]
+    assert [r.payload_json for r in storage.native_transcripts.list_by_native_session("session-1")] == \
+        [r.payload_json for r in records]
+    storage.close()
