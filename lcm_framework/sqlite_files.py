@@ -111,7 +111,7 @@ def enable_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
     delay = 0.001
     while True:
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA journal_mode = WAL").fetchall()  # finished: a statement left open locks out others
             return
         except sqlite3.OperationalError as exc:
             if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) not in _BUSY_CODES or time.monotonic() >= deadline:

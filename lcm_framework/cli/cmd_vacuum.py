@@ -48,8 +48,10 @@ COMMAND = CommandSpec(
     description=(
         "Rewrites payloads stored before the project's compression dictionary existed, in short\n"
         "transactions (hooks wait milliseconds), then gives free pages back. On SQLite a database created\n"
-        "before LCM enabled incremental auto-vacuum gets one full VACUUM first, which blocks writers while it\n"
-        "runs (hooks queue in the outbox meanwhile). On PostgreSQL autovacuum does this; nothing to rewrite."
+        "before LCM enabled incremental auto-vacuum, or with larger pages than LCM now creates, gets one full\n"
+        "VACUUM first, which blocks writers while it runs (hooks queue in the outbox meanwhile); the page size\n"
+        "changes only while no other process has the database open. On PostgreSQL autovacuum does this;\n"
+        "nothing to rewrite."
     ),
     configure=configure,
     run=run,

@@ -41,7 +41,8 @@ PAGE_BYTES = 2048
 smaller pages cost no row its overflow waste; but a message's vector row (about 270 bytes) fills a 1 KiB
 page only to 80%. Stored bytes per transcript byte, semantic lane on, 4 / 2 / 1 KiB pages: one copy of
 the real sessions 1.12 / 0.97 / 0.92, 5.8 MB of rewritten sessions 0.99 / 0.99 / 1.00, six projects of
-1-3 MB 1.13 / 1.06 / 1.06; the import's CPU time the same. An existing database keeps its page size."""
+1-3 MB 1.13 / 1.06 / 1.06; the import's CPU time the same. An older database keeps its page size until
+``lcm vacuum`` (``maintenance._reclaim``)."""
 WRITE_POLL_FIRST_S = 0.00025
 """Waiting for another connection's write lock, ``BEGIN IMMEDIATE`` is retried after 0.25 ms, then a
 quarter longer each time. SQLite's own busy handler sleeps 1, 2, 5, 10, 15... ms between tries, so a

@@ -5,10 +5,10 @@ enough to gain from one) or has grown enough since (``codec.py``), rewrites payl
 a dictionary or with the shipped one with the project's newest codec in batches of ``BATCH_ROWS`` rows
 (each its own short write transaction, so hooks wait milliseconds, not minutes): native payloads and
 message texts into blocks (``_repack_batch``, ``_repack_texts``), deleting the blocks left without rows;
-then gives free pages
-back: ``PRAGMA incremental_vacuum`` in steps where the database allows it, else one ``VACUUM`` that
-also switches it to incremental auto-vacuum (that one blocks writers for its duration; hooks fall back
-to the outbox meanwhile).
+then gives free pages back: ``PRAGMA incremental_vacuum`` in steps where the database allows it and has
+``connection.PAGE_BYTES`` pages, else one ``VACUUM`` that also switches it to incremental auto-vacuum and,
+when no other connection has it open, to that page size (that one blocks writers for its duration; hooks
+fall back to the outbox meanwhile).
 """
 
 from __future__ import annotations
@@ -18,16 +18,19 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from lcm_framework.plugin_api.sqlite import enable_wal
 from lcm_framework.plugin_api.storage import MaintenanceReport, StorageUsage
 
 from . import blocks
 from .codec import BLOCK, MIN_BYTES, RETRAIN_GROWTH, SAMPLE_BYTES, TEXT_REF, TRAIN_ROWS, VACUUM_TRAIN_BYTES
-from .connection import Database
+from .connection import PAGE_BYTES, Database
 from .encodings import Prepared
 from .statements import chunks, marks
 
 BATCH_ROWS = 500
 VACUUM_STEP_PAGES = 2048
+WAL_BACK_S = 30.0
+"""How long switching back to WAL after a resizing ``VACUUM`` waits for other openers."""
 _STORED = (  # table, codec column, stored columns: what ``usage`` counts
     ("native_records", "payload_codec", ("payload",)),
     ("message_parts", "codec", ("text", "raw_json")),
@@ -189,14 +192,33 @@ def _rewrite_parts(db: Database, conn: sqlite3.Connection, after: int) -> tuple[
 
 
 def _reclaim(conn: sqlite3.Connection) -> str:
-    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:  # incremental
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2 and page == PAGE_BYTES:  # incremental
         steps = 0
         while conn.execute("PRAGMA freelist_count").fetchone()[0] > 0:
             conn.execute(f"PRAGMA incremental_vacuum({VACUUM_STEP_PAGES})").fetchall()
             steps += 1
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return f"free pages given back in {steps} incremental step(s)"
-    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-    conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return "one full VACUUM (from now on free pages are given back incrementally)"
+    resized = page != PAGE_BYTES and _leave_wal(conn)
+    try:
+        if resized:
+            conn.execute(f"PRAGMA page_size = {PAGE_BYTES}")
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        conn.execute("VACUUM")
+    finally:
+        if resized:
+            enable_wal(conn, WAL_BACK_S)
+    if not resized:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = f", {page}-byte pages made {PAGE_BYTES}" if resized else ""
+    return f"one full VACUUM{pages} (from now on free pages are given back incrementally)"
+
+
+def _leave_wal(conn: sqlite3.Connection) -> bool:
+    """Switch to a rollback journal for a ``VACUUM`` that changes the page size (a WAL database keeps its
+    own); False when another connection has the database open (SQLite refuses the switch then)."""
+    try:
+        return [str(mode).lower() for (mode,) in conn.execute("PRAGMA journal_mode = DELETE")] == ["delete"]
+    except sqlite3.OperationalError:
+        return False

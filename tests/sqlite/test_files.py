@@ -38,8 +38,8 @@ def test_private_modes_wal_and_user_version(make_factory: MakeFactory, tmp_path:
     project.close()
 
 
-def test_an_existing_database_keeps_its_page_size(make_factory: MakeFactory, tmp_path: Path) -> None:
-    """A database an older version created with 4 KiB pages opens, migrates and stores as before."""
+def _older_database(make_factory: MakeFactory, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A database an older version created with 4 KiB pages (and no incremental auto-vacuum), with messages."""
     path = db_path(tmp_path, ref())
     path.parent.mkdir(parents=True, mode=0o700)
     path.parent.parent.chmod(0o700)
@@ -51,15 +51,47 @@ def test_an_existing_database_keeps_its_page_size(make_factory: MakeFactory, tmp
     path.chmod(0o600)
     project = make_factory().open_project(ref())
     conv = project.conversations.create_conversation("s")
-    project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, "kept " * 100, 1)])
-    assert [m.content for m in project.conversations.list_messages(conv.conversation_id)] == ["kept " * 100]
+    texts = [f"kept {n} " * 100 for n in range(50)]
+    project.conversations.append_messages(conv.conversation_id, [NewMessage(Role.USER, t, 1) for t in texts])
     project.close()
+    return path, texts
+
+
+def _pages(path: Path) -> tuple[int, str]:
     raw = sqlite3.connect(path)
     try:
-        assert raw.execute("PRAGMA page_size").fetchone()[0] == 4096 != connection.PAGE_BYTES
+        return raw.execute("PRAGMA page_size").fetchone()[0], raw.execute("PRAGMA journal_mode").fetchone()[0]
     finally:
         raw.close()
 
+
+def test_an_existing_database_keeps_its_page_size_until_vacuum(make_factory: MakeFactory, tmp_path: Path) -> None:
+    path, texts = _older_database(make_factory, tmp_path)
+    assert _pages(path) == (4096, "wal")
+    project = make_factory().open_project(ref())
+    report = project.compact_storage()
+    assert f"4096-byte pages made {connection.PAGE_BYTES}" in report.detail
+    assert [m.content for m in project.conversations.list_messages(1)] == texts
+    project.close()
+    assert _pages(path) == (connection.PAGE_BYTES, "wal")
+
+
+def test_vacuum_leaves_the_page_size_while_another_connection_has_the_database_open(
+        make_factory: MakeFactory, tmp_path: Path) -> None:
+    """A hook or the daemon may hold the database open: the journal cannot leave WAL then, so the page size
+    stays and vacuum still does the rest."""
+    path, texts = _older_database(make_factory, tmp_path)
+    other = sqlite3.connect(path)
+    try:
+        other.execute("SELECT count(*) FROM messages").fetchone()
+        project = make_factory().open_project(ref())
+        report = project.compact_storage()
+        assert "pages made" not in report.detail
+        assert [m.content for m in project.conversations.list_messages(1)] == texts
+        project.close()
+    finally:
+        other.close()
+    assert _pages(path) == (4096, "wal")
 
 def test_existing_loose_modes_are_tightened(make_factory: MakeFactory, tmp_path: Path) -> None:
     factory = make_factory()

@@ -61,12 +61,16 @@ class _Converting:
     def __init__(self, busy: int, code: int = sqlite3.SQLITE_BUSY) -> None:
         self.busy, self.code, self.calls = busy, code, 0
 
-    def execute(self, sql: str) -> None:
+    def execute(self, sql: str) -> _Converting:
         self.calls += 1
         if self.calls <= self.busy:
             error = sqlite3.OperationalError("database is locked")
             error.sqlite_errorcode = self.code  # type: ignore[attr-defined]
             raise error
+        return self
+
+    def fetchall(self) -> list[tuple[str]]:
+        return [("wal",)]
 
 
 def test_wal_conversion_is_retried_while_busy_and_only_then() -> None:
