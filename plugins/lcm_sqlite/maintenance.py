@@ -211,7 +211,8 @@ def _reclaim(conn: sqlite3.Connection) -> str:
             enable_wal(conn, WAL_BACK_S)
     if not resized:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    pages = f", {page}-byte pages made {PAGE_BYTES}" if resized else ""
+    now = conn.execute("PRAGMA page_size").fetchall()[0][0]  # another opener may have switched WAL back on
+    pages = f", {page}-byte pages made {now}" if now != page else ""
     return f"one full VACUUM{pages} (from now on free pages are given back incrementally)"
 
 
