@@ -122,7 +122,8 @@ class Cluster:
         for f in ("server.crt", "server.key"):
             shutil.chown(self.data / f, "postgres", "postgres")
         os.chmod(self.data / "server.key", 0o600)
-        certs = Path(tempfile.mkdtemp(prefix="lcm-pgca-"))
+        certs = self.dir / "client"  # removed with the cluster (a directory of its own outlived it)
+        certs.mkdir()
         (certs / "ca.pem").write_bytes(ca_cert.public_bytes(pem))
         (certs / "other-ca.pem").write_bytes(other_cert.public_bytes(pem))
         return Tls(certs / "ca.pem", certs / "other-ca.pem")
