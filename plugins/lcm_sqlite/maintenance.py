@@ -193,14 +193,14 @@ def _rewrite_parts(db: Database, conn: sqlite3.Connection, after: int) -> tuple[
 
 def _reclaim(conn: sqlite3.Connection) -> str:
     page = conn.execute("PRAGMA page_size").fetchone()[0]
-    if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2 and page == PAGE_BYTES:  # incremental
+    resized = page != PAGE_BYTES and _leave_wal(conn)
+    if not resized and conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:  # incremental
         steps = 0
         while conn.execute("PRAGMA freelist_count").fetchone()[0] > 0:
             conn.execute(f"PRAGMA incremental_vacuum({VACUUM_STEP_PAGES})").fetchall()
             steps += 1
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return f"free pages given back in {steps} incremental step(s)"
-    resized = page != PAGE_BYTES and _leave_wal(conn)
     try:
         if resized:
             conn.execute(f"PRAGMA page_size = {PAGE_BYTES}")

@@ -79,7 +79,7 @@ def test_an_existing_database_keeps_its_page_size_until_vacuum(make_factory: Mak
 def test_vacuum_leaves_the_page_size_while_another_connection_has_the_database_open(
         make_factory: MakeFactory, tmp_path: Path) -> None:
     """A hook or the daemon may hold the database open: the journal cannot leave WAL then, so the page size
-    stays and vacuum still does the rest."""
+    stays, vacuum still does the rest, and the next one gives pages back incrementally."""
     path, texts = _older_database(make_factory, tmp_path)
     other = sqlite3.connect(path)
     try:
@@ -88,6 +88,8 @@ def test_vacuum_leaves_the_page_size_while_another_connection_has_the_database_o
         report = project.compact_storage()
         assert "pages made" not in report.detail
         assert [m.content for m in project.conversations.list_messages(1)] == texts
+        again = project.compact_storage()  # incremental now: no second full VACUUM that blocks writers
+        assert "incremental step" in again.detail
         project.close()
     finally:
         other.close()
