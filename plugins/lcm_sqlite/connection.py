@@ -143,6 +143,7 @@ class Database:
             if token is not None and (not token.active or token.thread != threading.get_ident()):
                 raise StorageError("the transaction these repositories belong to has ended", backend=BACKEND,
                                    domain=domain, project=self.project_id, code="transaction_ended")
+            self._function_error = None  # one an SQL function raised that nobody raised further is stale
             self._depth += 1
             name = f"lcm_op_{self._depth}"
             nested = conn.in_transaction
@@ -259,6 +260,7 @@ class Database:
             conn = self._conn
             if conn is None:
                 raise closed(domain, self.project_id)
+            self._function_error = None
             try:
                 return fn(conn)
             except sqlite3.Error as exc:
